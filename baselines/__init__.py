@@ -1,0 +1,1 @@
+"""Authorship methods behind one interface (see ``baselines.base``)."""

@@ -1,0 +1,128 @@
+"""The one interface every stylo method implements.
+
+A :class:`Verifier` answers "did the author of A write B?" with a score in [0, 1]: higher means
+more likely the same author and exactly 0.5 means "no answer" (PAN's convention). Ranking for
+one-to-many and the choice for one-to-two come from the same object, so every method runs
+through every protocol.
+
+Subclasses override the private kernels, never the public wrappers:
+
+- ``_fit_impl(X, y)``: learn from a :class:`~stylo.corpus.PairSet` (labelled training pairs) or
+  a :class:`~stylo.corpus.Corpus` (background, impostor pool, calibration data), or nothing.
+- ``_score_impl(texts_a, texts_b)``: scores for aligned pairs of non-empty strings.
+- ``_rank_impl(query, candidates)`` (optional): scores of candidates for one query; the
+  default scores each (query, candidate) pair with ``_score_impl``.
+- ``_problem_impl(known_lists, unknowns)`` (optional): PAN problems with several known texts;
+  the default joins the known texts with a blank line, as PAN13/14 baselines do.
+
+The public wrappers validate input, refuse use before ``fit`` (scikit-learn's
+``NotFittedError``), give empty texts 0.5 with a warning, and clip scores into [0, 1].
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Sequence
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
+
+from stylo.corpus import Corpus, PairSet
+
+__all__ = ["Verifier", "NO_ANSWER", "check_texts"]
+
+NO_ANSWER = 0.5
+
+
+def check_texts(texts, name: str = "texts") -> list[str]:
+    """Return ``texts`` as a list of str, or raise TypeError naming the first bad index."""
+    if isinstance(texts, str):
+        raise TypeError(f"{name} must be a sequence of strings, not a single string")
+    out = list(texts)
+    for i, t in enumerate(out):
+        if not isinstance(t, str):
+            raise TypeError(f"{name}[{i}] is {type(t).__name__}, expected str")
+    return out
+
+
+class Verifier(BaseEstimator):
+    """Base class: authorship verification, one-to-two choice and one-to-many ranking."""
+
+    #: whether ``fit`` needs data; methods with nothing to learn set this to False
+    requires_fit: bool = True
+
+    # -- fitting ---------------------------------------------------------------------------
+    def fit(self, X: PairSet | Corpus | None = None, y=None):
+        """Learn from training pairs or a background corpus; returns self."""
+        if X is not None and not isinstance(X, (PairSet, Corpus)):
+            raise TypeError(f"fit expects a PairSet or a Corpus, got {type(X).__name__}")
+        if X is None and self.requires_fit:
+            raise ValueError(f"{type(self).__name__}.fit needs training data "
+                             f"(a PairSet or a Corpus)")
+        self._fit_impl(X, y)
+        self.is_fitted_ = True
+        return self
+
+    def _fit_impl(self, X, y) -> None:
+        """Override to learn; the default learns nothing."""
+
+    def _check_fitted(self) -> None:
+        if not getattr(self, "is_fitted_", False):
+            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet. "
+                                 f"Call 'fit' with appropriate arguments before using it.")
+
+    # -- verification ----------------------------------------------------------------------
+    def score_pairs(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> np.ndarray:
+        """P(same author) for each aligned pair (a[i], b[i]); shape (n_pairs,), in [0, 1]."""
+        self._check_fitted()
+        a = check_texts(texts_a, "texts_a")
+        b = check_texts(texts_b, "texts_b")
+        if len(a) != len(b):
+            raise ValueError(f"texts_a has {len(a)} items but texts_b has {len(b)}")
+        scores = np.full(len(a), NO_ANSWER, dtype=np.float64)
+        ok = np.array([bool(x.strip()) and bool(y.strip()) for x, y in zip(a, b)], dtype=bool)
+        if not ok.all():
+            warnings.warn(f"{type(self).__name__}: {int((~ok).sum())} pair(s) with an empty "
+                          f"text scored {NO_ANSWER} (no answer)", stacklevel=2)
+        if ok.any():
+            idx = np.flatnonzero(ok)
+            got = np.asarray(self._score_impl([a[i] for i in idx], [b[i] for i in idx]),
+                             dtype=np.float64)
+            if got.shape != (len(idx),):
+                raise RuntimeError(f"{type(self).__name__}._score_impl returned shape "
+                                   f"{got.shape}, expected ({len(idx)},)")
+            scores[idx] = np.clip(np.nan_to_num(got, nan=NO_ANSWER), 0.0, 1.0)
+        return scores
+
+    def _score_impl(self, texts_a: list[str], texts_b: list[str]) -> np.ndarray:
+        raise NotImplementedError
+
+    def score_problems(self, pairs: PairSet) -> np.ndarray:
+        """Scores for every problem of a PairSet, in its order."""
+        if not isinstance(pairs, PairSet):
+            raise TypeError(f"score_problems expects a PairSet, got {type(pairs).__name__}")
+        self._check_fitted()
+        return np.asarray(self._problem_impl(pairs.known, pairs.unknown), dtype=np.float64)
+
+    def _problem_impl(self, known_lists: list[list[str]], unknowns: list[str]) -> np.ndarray:
+        return self.score_pairs(["\n\n".join(k) for k in known_lists], unknowns)
+
+    # -- ranking and choice ----------------------------------------------------------------
+    def rank(self, query: str, candidates: Sequence[str]) -> np.ndarray:
+        """Scores of each candidate for one query; higher = more likely the query's author."""
+        self._check_fitted()
+        if not isinstance(query, str):
+            raise TypeError(f"query is {type(query).__name__}, expected str")
+        cands = check_texts(candidates, "candidates")
+        if not cands:
+            raise ValueError("rank needs at least one candidate")
+        return np.asarray(self._rank_impl(query, cands), dtype=np.float64)
+
+    def _rank_impl(self, query: str, candidates: list[str]) -> np.ndarray:
+        return self.score_pairs([query] * len(candidates), candidates)
+
+    def choose(self, query: str, candidate_a: str, candidate_b: str) -> int:
+        """One-to-two: 0 if ``candidate_a`` is judged the query's author, else 1."""
+        s = self.rank(query, [candidate_a, candidate_b])
+        return int(s[1] > s[0])

@@ -1,0 +1,1 @@
+"""Experiment orchestration and reporting (``python -m experiments.run_all``)."""
