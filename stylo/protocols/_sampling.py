@@ -1,0 +1,127 @@
+"""Seeded sampling of text pairs under author and topic rules, shared by the AIDBench protocols.
+
+For a text ``i`` its *partners* under a rule are the texts it may be paired with:
+
+============  =================================  ====================================
+rule          same author (positive)             different author (negative)
+============  =================================  ====================================
+any topic     same author, not ``i``             any other author
+cross-topic   same author, another topic         another author, the same topic
+============  =================================  ====================================
+
+(the cross-topic row is the "Guardian rule" of AIDBench). Drawing ``i`` with probability
+proportional to its number of partners and then a partner uniformly gives every valid unordered
+pair the same probability.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from stylo.corpus import Corpus
+from stylo.protocols.base import ProtocolError
+
+
+class PairRules:
+    """Index of a corpus by author, topic and (author, topic) cell, for partner look-ups.
+
+    ``cross_topic=True`` needs a ``topic`` column; texts without a topic are left out (their
+    count is kept in ``n_without_topic``).
+    """
+
+    def __init__(self, corpus: Corpus, cross_topic: bool):
+        self.corpus = corpus
+        self.cross_topic = cross_topic
+        frame = corpus.frame
+        if cross_topic:
+            if not corpus.has_topics:
+                raise ProtocolError(f"corpus {corpus.name!r} has no topic labels, so the "
+                                    f"cross-topic rule cannot be applied")
+            ok = frame["topic"].notna().to_numpy()
+        else:
+            ok = np.ones(len(frame), dtype=bool)
+        self.n_without_topic = int((~ok).sum())
+        self.pos = np.flatnonzero(ok)                      # corpus positions in play
+        self.authors = frame["author"].to_numpy()[self.pos].astype(str)
+        self.topics = (frame["topic"].to_numpy()[self.pos].astype(str) if cross_topic
+                       else np.zeros(len(self.pos), dtype="<U1"))
+        self.by_author = _groups(self.authors)
+        self.by_topic = _groups(self.topics)
+        cell_key = np.char.add(np.char.add(self.authors, "\x00"), self.topics)
+        self.by_cell = _groups(cell_key)
+        n = len(self.pos)
+        m_author = np.array([len(self.by_author[a]) for a in self.authors], dtype=np.int64)
+        m_cell = np.array([len(self.by_cell[c]) for c in cell_key], dtype=np.int64)
+        m_topic = np.array([len(self.by_topic[t]) for t in self.topics], dtype=np.int64)
+        self._cell_key = cell_key
+        if cross_topic:
+            self.n_pos_partners = m_author - m_cell
+            self.n_neg_partners = m_topic - m_cell
+        else:
+            self.n_pos_partners = m_author - 1
+            self.n_neg_partners = n - m_author
+
+    # -- partners ------------------------------------------------------------------------
+    def partners(self, i: int, same: bool) -> np.ndarray:
+        """Local indices (into ``self.pos``) that local text ``i`` may be paired with."""
+        if same:
+            group = self.by_author[self.authors[i]]
+            excl = self.by_cell[self._cell_key[i]] if self.cross_topic else np.array([i])
+        else:
+            group = (self.by_topic[self.topics[i]] if self.cross_topic
+                     else np.arange(len(self.pos)))
+            excl = (self.by_cell[self._cell_key[i]] if self.cross_topic
+                    else self.by_author[self.authors[i]])
+        return np.setdiff1d(group, excl, assume_unique=True)
+
+    def n_pairs(self, same: bool) -> int:
+        """Number of distinct valid unordered pairs."""
+        counts = self.n_pos_partners if same else self.n_neg_partners
+        return int(counts.sum()) // 2
+
+    def describe(self, same: bool) -> str:
+        kind = "same-author" if same else "different-author"
+        rule = (" (same author, different topic)" if same else " (different author, same "
+                "topic)") if self.cross_topic else ""
+        return f"{kind} pairs{rule}"
+
+    # -- sampling ------------------------------------------------------------------------
+    def sample_pairs(self, n: int, same: bool, rng: np.random.Generator) -> list[tuple[int, int]]:
+        """``n`` distinct valid unordered pairs, each uniformly oriented; corpus positions."""
+        total = self.n_pairs(same)
+        if n > total:
+            raise ProtocolError(f"corpus {self.corpus.name!r}: asked for {n} "
+                                f"{self.describe(same)} but only {total} distinct ones exist")
+        if n == 0:
+            return []
+        counts = self.n_pos_partners if same else self.n_neg_partners
+        if 2 * n > total:  # dense request: enumerate, then draw without replacement
+            pairs = [(i, j) for i in np.flatnonzero(counts) for j in self.partners(i, same)
+                     if i < j]
+            chosen = [pairs[k] for k in rng.choice(len(pairs), size=n, replace=False)]
+        else:
+            weights = counts / counts.sum()
+            seen, chosen = set(), []
+            while len(chosen) < n:
+                i = int(rng.choice(len(counts), p=weights))
+                j = int(rng.choice(self.partners(i, same)))
+                key = (min(i, j), max(i, j))
+                if key not in seen:
+                    seen.add(key)
+                    chosen.append(key)
+        out = []
+        for i, j in chosen:
+            a, b = (i, j) if rng.random() < 0.5 else (j, i)
+            out.append((int(self.pos[a]), int(self.pos[b])))
+        return out
+
+
+def _groups(labels: np.ndarray) -> dict[str, np.ndarray]:
+    order = np.argsort(labels, kind="stable")
+    sorted_labels = labels[order]
+    bounds = np.flatnonzero(sorted_labels[1:] != sorted_labels[:-1]) + 1
+    out = {}
+    for chunk in np.split(order, bounds):
+        if len(chunk):
+            out[str(labels[chunk[0]])] = np.sort(chunk)
+    return out
