@@ -7,7 +7,6 @@ import pandas as pd
 import pytest
 
 from stylo.corpus import Corpus
-from stylo.datasets import DatasetNotAvailable, load
 from stylo.protocols import PROTOCOLS, ProtocolError
 from stylo.protocols.aidbench import OneToMany, OneToOne, OneToTwo, parse_mix
 
@@ -23,13 +22,6 @@ def make_corpus(n_authors=8, n_topics=4, per_cell=4, topics=True, seed=0) -> Cor
                 authors.append(f"a{a}")
                 tops.append(f"t{t}")
     return Corpus.from_lists(texts, authors, topics=tops if topics else None, name="synthetic")
-
-
-def load_or_skip(name, **options):
-    try:
-        return load(name, **options)
-    except DatasetNotAvailable as exc:
-        pytest.skip(f"dataset {name!r} not available: {exc}")
 
 
 def _meta(corpus):
@@ -229,8 +221,8 @@ def test_registry_names():
         assert p.name == name
 
 
-def test_guardian_cross_topic_real():
-    corpus = load_or_skip("guardian")
+def test_guardian_cross_topic_real(dataset):
+    corpus = dataset("guardian")
     p = PROTOCOLS["aidbench_one_to_one"]
     settings = p.settings(corpus)
     assert [s["mix"] for s in settings] == ["150/50", "100/100", "50/150"]
