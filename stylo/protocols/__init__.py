@@ -11,9 +11,10 @@
 from stylo.protocols.aidbench import OneToMany, OneToOne, OneToTwo
 from stylo.protocols.base import Protocol, ProtocolError, RankingQuery, Task, Triplets
 from stylo.protocols.pan import PanVerification
+from stylo.protocols.rethinking import RethinkingAV
 
 __all__ = ["PROTOCOLS", "Protocol", "ProtocolError", "RankingQuery", "Task", "Triplets",
-           "OneToOne", "OneToTwo", "OneToMany", "PanVerification"]
+           "OneToOne", "OneToTwo", "OneToMany", "PanVerification", "RethinkingAV"]
 
 PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (
-    OneToOne(), OneToTwo(), OneToMany(), PanVerification())}
+    OneToOne(), OneToTwo(), OneToMany(), PanVerification(), RethinkingAV())}
