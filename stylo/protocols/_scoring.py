@@ -47,24 +47,23 @@ def choice_table(answer, chosen, group="all") -> pd.DataFrame:
                               len(answer), group))
 
 
-def ranking_table(relevance: list[np.ndarray], groups: np.ndarray, ks=(1, 3, 5)
-                  ) -> pd.DataFrame:
-    """rank@k, precision@k and mrr per group (repeat) and over all queries.
+def ranking_table(scores: list[np.ndarray], relevant: list[np.ndarray], groups: np.ndarray,
+                  ks=(1, 3, 5)) -> pd.DataFrame:
+    """rank@k, precision@k and mrr (ties at their exact expectation) per group and overall.
 
-    ``relevance[i]``: booleans of query ``i``'s candidates in the method's ranked order.
+    ``scores[i]``, ``relevant[i]``: candidate scores (higher = ranked first) and relevance of
+    query ``i``; ``groups[i]``: its group (repeat) id. Values are means over the queries.
     """
     from stylo.metrics import ranking
 
-    rows = []
+    per_query = {f"rank@{k}": ranking.per_query(ranking.rank_at_k, scores, relevant, k=k)
+                 for k in ks}
+    per_query.update({f"precision@{k}": ranking.per_query(ranking.precision_at_k, scores,
+                                                          relevant, k=k) for k in ks})
+    per_query["mrr"] = ranking.per_query(ranking.mrr, scores, relevant)
     groups = np.asarray(groups)
+    rows = []
     for g in [*sorted(set(groups.tolist())), "all"]:
-        idx = np.arange(len(relevance)) if g == "all" else np.flatnonzero(groups == g)
-        rel = [relevance[i] for i in idx]
-        values = {}
-        for k in ks:
-            values[f"rank@{k}"] = ranking.rank_at_k(rel, k)
-        for k in ks:
-            values[f"precision@{k}"] = ranking.precision_at_k(rel, k)
-        values["mrr"] = ranking.mrr(rel)
-        rows += _rows(values, len(idx), g)
+        mask = np.ones(len(groups), dtype=bool) if g == "all" else groups == g
+        rows += _rows({m: v[mask].mean() for m, v in per_query.items()}, int(mask.sum()), g)
     return pd.DataFrame(rows)

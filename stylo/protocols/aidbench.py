@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy.stats import rankdata
 
 from stylo.corpus import Corpus, PairSet
 from stylo.protocols import _scoring
@@ -96,12 +97,13 @@ class _AIDBench(Protocol):
     def __init__(self, train_policy: str = "disjoint_authors"):
         self.train_policy = train_policy
 
-    def _train(self, corpus: Corpus, used_pos, column: str = "author") -> Corpus | None:
+    def _train(self, corpus: Corpus, used_pos, column: str = "author",
+               sets: list | None = None) -> Corpus | None:
         used = np.zeros(len(corpus), dtype=bool)
         used[np.asarray(sorted(used_pos), dtype=np.int64)] = True
-        sets = author_sets(corpus, column)
+        sets = author_sets(corpus, column) if sets is None else sets
         test_authors = set().union(*(sets[i] for i in np.flatnonzero(used)))
-        return training_corpus(corpus, used, test_authors, self.train_policy, column)
+        return training_corpus(corpus, used, test_authors, self.train_policy, column, sets)
 
     def _cross_topic(self, corpus: Corpus, setting: dict) -> bool:
         return bool(setting.get("cross_topic", False))
@@ -283,9 +285,10 @@ class OneToMany(_AIDBench):
         return "authors"
 
     @staticmethod
-    def _eligible(corpus: Corpus, column: str, k: int) -> dict[str, np.ndarray]:
+    def _eligible(corpus: Corpus, column: str, k: int, sets: list | None = None
+                  ) -> dict[str, np.ndarray]:
         """Authors with at least ``k`` texts (any position of ``column``) -> their positions."""
-        sets = author_sets(corpus, column)
+        sets = author_sets(corpus, column) if sets is None else sets
         texts_of: dict[str, list[int]] = {}
         for i, s in enumerate(sets):
             for a in s:
@@ -319,12 +322,12 @@ class OneToMany(_AIDBench):
         n_authors, k, keep = self._shape(setting)
         n_groups = int(setting.get("n_groups", self.n_groups))
         n_repeats = int(setting.get("n_repeats", self.n_repeats))
-        eligible = self._eligible(corpus, column, k)
+        sets = author_sets(corpus, column)
+        eligible = self._eligible(corpus, column, k, sets)
         if len(eligible) < n_authors:
             raise ProtocolError(f"corpus {corpus.name!r}: {n_authors} authors with at least "
                                 f"{k} texts each are needed, only {len(eligible)} have that many"
                                 f" (author column {column!r})")
-        sets = author_sets(corpus, column)
         names = list(eligible)
         rng = np.random.default_rng(seed)
         ids = corpus.frame["id"].to_numpy()
@@ -345,7 +348,7 @@ class OneToMany(_AIDBench):
                     candidates=tuple(texts[cands]), relevant=relevant, group=group,
                     repeat=repeat, authors=tuple(chosen)))
                 used.update(members.tolist())
-        train = self._train(corpus, used, column)
+        train = self._train(corpus, used, column, sets)
         n_rel = np.array([q.relevant.sum() for q in queries])
         info = {"seed": seed, "setting": dict(setting), "n_authors": n_authors,
                 "texts_per_author": k, "n_candidates": n_authors * k - 1, "keep": keep,
@@ -382,19 +385,25 @@ class OneToMany(_AIDBench):
         keep = task.info.get("keep")
         stage1 = est if self.first_stage is None or keep is None \
             else fit_clone(self.first_stage, task.train)
-        relevance, kept_any = [], []
+        all_scores, kept_any = [], []
         for q in task.test:
+            cands = list(q.candidates)
             if keep is None:
-                order = _ranked(est.rank(q.query, list(q.candidates)))
-            else:
-                first = _ranked(stage1.rank(q.query, list(q.candidates)))
-                top, rest = first[:keep], first[keep:]
-                top = top[_ranked(est.rank(q.query, [q.candidates[i] for i in top]))]
-                order = np.concatenate([top, rest])
-                kept_any.append(bool(q.relevant[top].any()))
-            relevance.append(q.relevant[order])
-        groups = np.array([q.repeat for q in task.test])
-        table = _scoring.ranking_table(relevance, groups, self.ks)
+                all_scores.append(est.rank(q.query, cands))
+                continue
+            first = np.asarray(stage1.rank(q.query, cands), dtype=np.float64)
+            order = _ranked(first)
+            top, rest = order[:keep], order[keep:]
+            # one score vector for the final order: the kept candidates, ranked by the
+            # method, above the dropped ones, which keep their first-stage order (and ties)
+            final = np.empty(len(cands))
+            final[rest] = rankdata(first[rest], method="min")
+            final[top] = len(rest) + rankdata(est.rank(q.query, [cands[i] for i in top]),
+                                              method="min")
+            all_scores.append(final)
+            kept_any.append(bool(q.relevant[top].any()))
+        table = _scoring.ranking_table(all_scores, [q.relevant for q in task.test],
+                                       np.array([q.repeat for q in task.test]), self.ks)
         if keep is not None:
             extra = pd.DataFrame([{"metric": "filter_recall", "value": float(np.mean(kept_any)),
                                    "n": len(kept_any), "group": "all"}])
@@ -403,5 +412,6 @@ class OneToMany(_AIDBench):
 
 
 def _ranked(scores: np.ndarray) -> np.ndarray:
-    """Candidate indices by decreasing score; ties keep candidate order (deterministic)."""
+    """Candidate indices by decreasing score; ties keep candidate order (deterministic), which
+    only decides who passes a RAG filter at its boundary."""
     return np.argsort(-np.asarray(scores, dtype=np.float64), kind="stable")

@@ -107,7 +107,8 @@ class Protocol:
 
 
 def fit_clone(method, train):
-    """A fresh clone of ``method`` fitted on ``train`` (methods that need no data get None)."""
+    """A fresh clone of ``method`` fitted on ``train``; a method that needs data and gets None
+    is a :class:`ProtocolError`."""
     est = clone(method)
     if train is None and getattr(est, "requires_fit", True):
         raise ProtocolError(f"{type(est).__name__} needs training data but this task has none")
@@ -131,19 +132,21 @@ def author_sets(corpus: Corpus, column: str = "author") -> list[frozenset]:
 
 
 def training_corpus(corpus: Corpus, used: np.ndarray, test_authors: set,
-                    policy: str, column: str = "author") -> Corpus | None:
+                    policy: str, column: str = "author", sets: list | None = None
+                    ) -> Corpus | None:
     """The texts a method may fit on: every text not used by the task and, when ``policy`` is
     ``"disjoint_authors"``, none written (in any position of ``column``) by a test author.
 
-    ``used``: boolean mask of texts the task's test items use. Returns None when nothing is
-    left.
+    ``used``: boolean mask of texts the task's test items use; ``sets``: precomputed
+    :func:`author_sets` of ``column``. Returns None when nothing is left.
     """
     if policy not in ("disjoint_authors", "disjoint_texts"):
         raise ProtocolError(f"train policy must be 'disjoint_authors' or 'disjoint_texts', "
                             f"got {policy!r}")
     keep = ~np.asarray(used, dtype=bool)
     if policy == "disjoint_authors":
-        keep &= np.array([not (s & test_authors) for s in author_sets(corpus, column)])
+        sets = author_sets(corpus, column) if sets is None else sets
+        keep &= np.array([not (s & test_authors) for s in sets])
     if not keep.any():
         return None
     return corpus.filter(keep, f"train:{policy}", f"{int(keep.sum())} texts left")
