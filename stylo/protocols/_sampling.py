@@ -17,6 +17,7 @@ pair the same probability.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from stylo.corpus import Corpus
 from stylo.protocols.base import ProtocolError
@@ -42,36 +43,35 @@ class PairRules:
             ok = np.ones(len(frame), dtype=bool)
         self.n_without_topic = int((~ok).sum())
         self.pos = np.flatnonzero(ok)                      # corpus positions in play
-        self.authors = frame["author"].to_numpy()[self.pos].astype(str)
-        self.topics = (frame["topic"].to_numpy()[self.pos].astype(str) if cross_topic
-                       else np.zeros(len(self.pos), dtype="<U1"))
-        self.by_author = _groups(self.authors)
-        self.by_topic = _groups(self.topics)
-        cell_key = np.char.add(np.char.add(self.authors, "\x00"), self.topics)
-        self.by_cell = _groups(cell_key)
-        n = len(self.pos)
-        m_author = np.array([len(self.by_author[a]) for a in self.authors], dtype=np.int64)
-        m_cell = np.array([len(self.by_cell[c]) for c in cell_key], dtype=np.int64)
-        m_topic = np.array([len(self.by_topic[t]) for t in self.topics], dtype=np.int64)
-        self._cell_key = cell_key
+        self._author = pd.factorize(frame["author"].to_numpy()[self.pos])[0]
+        self._topic = (pd.factorize(frame["topic"].to_numpy()[self.pos])[0] if cross_topic
+                       else np.zeros(len(self.pos), dtype=np.int64))
+        self._cell = pd.factorize(self._author * (int(self._topic.max(initial=0)) + 1)
+                                  + self._topic)[0]
+        self.by_author = _groups(self._author)
+        self.by_topic = _groups(self._topic)
+        self.by_cell = _groups(self._cell)
+        m_author = np.bincount(self._author)[self._author]
+        m_topic = np.bincount(self._topic)[self._topic]
+        m_cell = np.bincount(self._cell)[self._cell]
         if cross_topic:
             self.n_pos_partners = m_author - m_cell
             self.n_neg_partners = m_topic - m_cell
         else:
             self.n_pos_partners = m_author - 1
-            self.n_neg_partners = n - m_author
+            self.n_neg_partners = len(self.pos) - m_author
 
     # -- partners ------------------------------------------------------------------------
     def partners(self, i: int, same: bool) -> np.ndarray:
         """Local indices (into ``self.pos``) that local text ``i`` may be paired with."""
         if same:
-            group = self.by_author[self.authors[i]]
-            excl = self.by_cell[self._cell_key[i]] if self.cross_topic else np.array([i])
+            group = self.by_author[self._author[i]]
+            excl = self.by_cell[self._cell[i]] if self.cross_topic else np.array([i])
         else:
-            group = (self.by_topic[self.topics[i]] if self.cross_topic
+            group = (self.by_topic[self._topic[i]] if self.cross_topic
                      else np.arange(len(self.pos)))
-            excl = (self.by_cell[self._cell_key[i]] if self.cross_topic
-                    else self.by_author[self.authors[i]])
+            excl = (self.by_cell[self._cell[i]] if self.cross_topic
+                    else self.by_author[self._author[i]])
         return np.setdiff1d(group, excl, assume_unique=True)
 
     def n_pairs(self, same: bool) -> int:
@@ -116,12 +116,7 @@ class PairRules:
         return out
 
 
-def _groups(labels: np.ndarray) -> dict[str, np.ndarray]:
-    order = np.argsort(labels, kind="stable")
-    sorted_labels = labels[order]
-    bounds = np.flatnonzero(sorted_labels[1:] != sorted_labels[:-1]) + 1
-    out = {}
-    for chunk in np.split(order, bounds):
-        if len(chunk):
-            out[str(labels[chunk[0]])] = np.sort(chunk)
-    return out
+def _groups(codes: np.ndarray) -> list[np.ndarray]:
+    """Sorted positions of each code ``0..max``; ``codes`` come from ``pd.factorize``."""
+    order = np.argsort(codes, kind="stable")
+    return np.split(order, np.cumsum(np.bincount(codes))[:-1])

@@ -84,11 +84,19 @@ def _require_corpus(data, protocol: str) -> Corpus:
     return data
 
 
-def _cross_topic_feasible(corpus: Corpus) -> bool:
-    if not corpus.has_topics:
-        return False
-    rules = PairRules(corpus, cross_topic=True)
-    return rules.n_pairs(True) > 0 and rules.n_pairs(False) > 0
+def _default_rules(corpus: Corpus) -> PairRules:
+    """The cross-topic rule when the corpus has topics and it yields both kinds of pairs,
+    else the plain rule."""
+    if corpus.has_topics:
+        rules = PairRules(corpus, cross_topic=True)
+        if rules.n_pairs(True) > 0 and rules.n_pairs(False) > 0:
+            return rules
+    return PairRules(corpus, cross_topic=False)
+
+
+def _n_triplets(rules: PairRules) -> int:
+    """Distinct (query, same-author candidate, other candidate) triplets under ``rules``."""
+    return int((rules.n_pos_partners * rules.n_neg_partners).sum())
 
 
 class _AIDBench(Protocol):
@@ -117,15 +125,10 @@ class OneToOne(_AIDBench):
     def settings(self, data) -> list[dict]:
         if not isinstance(data, Corpus):
             return []
-        cross = _cross_topic_feasible(data)
-        out = []
-        for mix in MIXES:
-            setting = {"mix": mix, "cross_topic": cross}
-            rules = PairRules(data, cross)
-            pos, neg = parse_mix(mix)
-            if rules.n_pairs(True) >= pos and rules.n_pairs(False) >= neg:
-                out.append(setting)
-        return out
+        rules = _default_rules(data)
+        n_pos, n_neg = rules.n_pairs(True), rules.n_pairs(False)
+        return [{"mix": mix, "cross_topic": rules.cross_topic} for mix in MIXES
+                if n_pos >= parse_mix(mix)[0] and n_neg >= parse_mix(mix)[1]]
 
     def sample(self, data, setting: dict, seed: int) -> Task:
         corpus = _require_corpus(data, self.name)
@@ -176,14 +179,9 @@ class OneToTwo(_AIDBench):
     def settings(self, data) -> list[dict]:
         if not isinstance(data, Corpus):
             return []
-        cross = _cross_topic_feasible(data)
-        return [{"cross_topic": cross}] if self._n_possible(data, cross) >= self.n_triplets \
-            else []
-
-    @staticmethod
-    def _n_possible(corpus: Corpus, cross: bool) -> int:
-        rules = PairRules(corpus, cross)
-        return int((rules.n_pos_partners * rules.n_neg_partners).sum())
+        rules = _default_rules(data)
+        return ([{"cross_topic": rules.cross_topic}] if _n_triplets(rules) >= self.n_triplets
+                else [])
 
     def sample(self, data, setting: dict, seed: int) -> Task:
         corpus = _require_corpus(data, self.name)
@@ -191,7 +189,7 @@ class OneToTwo(_AIDBench):
         n = int(setting.get("n_triplets", self.n_triplets))
         rules = PairRules(corpus, cross)
         weights = rules.n_pos_partners * (rules.n_neg_partners > 0)
-        possible = int((rules.n_pos_partners * rules.n_neg_partners).sum())
+        possible = _n_triplets(rules)
         if n > possible:
             raise ProtocolError(f"corpus {corpus.name!r}: asked for {n} one-to-two triplets "
                                 f"but only {possible} distinct ones exist"
