@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from baselines.base import Verifier
@@ -144,3 +145,48 @@ def test_random_guess_reproduces_aidbench_table3(dataset, n_authors):
         assert abs(exact - paper) < 0.0005 + 1e-12
         se = math.sqrt(exact * (1 - exact) / n_queries)
         assert abs(v[f"rank@{k}"] - paper) < 4 * se + 0.0005, (k, v[f"rank@{k}"], paper)
+
+
+# -- cross-domain attribution (PAN18/19 layout) ----------------------------------------------
+def cdaa_corpus(open_set: bool, stray: bool = False) -> Corpus:
+    """Two problems, 3 candidates x 2 known texts, 4 unknown texts each (one by <UNK>)."""
+    rows = []
+    for prob in ("p1", "p2"):
+        for c in ("c1", "c2", "c3"):
+            rows += [{"id": f"{prob}-{c}-k{k}", "text": f"{prob}{c} known {k}",
+                      "author": f"{prob}{c}", "candidate": c, "role": "known", "problem": prob}
+                     for k in range(2)]
+        truths = ["c1", "c2", "c3", "<UNK>" if open_set else "c1"]
+        if stray:
+            truths[0] = "c0"
+        rows += [{"id": f"{prob}-u{i}", "text": f"{prob}{t if t != '<UNK>' else 'x'} unknown",
+                  "author": f"{prob}{t}", "candidate": t, "role": "unknown", "problem": prob}
+                 for i, t in enumerate(truths)]
+    return Corpus(pd.DataFrame(rows), name="cdaa")
+
+
+@pytest.mark.parametrize("open_set", [False, True])
+def test_cdaa_oracle_is_perfect(open_set):
+    p = PROTOCOLS["cdaa_attribution"]
+    data = cdaa_corpus(open_set)
+    assert p.settings(data) == [{"split": None}]
+    task = p.sample(data, {"split": None}, seed=0)
+    assert task.info["open_set"] is open_set and task.info["problems"] == 2
+    assert set(task.train.frame["role"]) == {"known"}
+    table = p.evaluate(AuthorOracle(), task)
+    assert set(table["group"]) == {"p1", "p2", "all"}
+    v = values(table)
+    assert v["macro_f1"] == v["accuracy"] == 1.0
+    r = values(p.evaluate(RandomGuess(), task))
+    assert r["accuracy"] < 1.0
+
+
+def test_cdaa_truth_outside_candidates():
+    p = PROTOCOLS["cdaa_attribution"]
+    task = p.sample(cdaa_corpus(open_set=True, stray=True), {"split": None}, seed=0)
+    assert task.info["truth_outside_candidates"] == ["p1-u0", "p2-u0"]
+    assert (task.test.unknown["truth"] == "<UNK>").sum() == 4
+    with pytest.raises(ProtocolError, match="candidate with no known texts"):
+        p.sample(cdaa_corpus(open_set=False, stray=True), {"split": None}, seed=0)
+    with pytest.raises(ProtocolError, match="needs a corpus with columns"):
+        p.sample(corpus(), {"split": None}, seed=0)
