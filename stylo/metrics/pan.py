@@ -15,7 +15,7 @@ Shared semantics (both versions):
 - AUC and Brier use every problem, non-answers included (as 0.5).
 - c@1 = (n_c + n_u * n_c / n) / n with n_c correct answers, n_u non-answers, n problems.
 - F1 is computed on the answered problems only (non-answers removed).
-- A missing answer counts as 0.5. In the array functions a missing answer is written NaN;
+- A missing answer counts as 0.5. In the array functions it is written NaN (or None);
   :func:`align_answers` fills ids that have no answer.
 
 Conventions where the official code would fail or emit NaN (documented deviations, never hit
@@ -91,8 +91,8 @@ def _auc(t: np.ndarray, s: np.ndarray) -> float:
 def auc(y_true, y_score) -> float:
     """Area under the ROC curve over all problems (non-answers included as 0.5).
 
-    y_true : (n,) bool or 0/1, True = same author. y_score : (n,) floats in [0, 1], NaN =
-    missing answer. Returns 0.0 when ``y_true`` has a single class or is empty.
+    y_true : (n,) bool or 0/1, True = same author. y_score : (n,) floats in [0, 1], NaN or
+    None = missing answer. Returns 0.0 when ``y_true`` has a single class or is empty.
     """
     return _auc(*_check(y_true, y_score))
 
