@@ -94,6 +94,7 @@ def test_degenerate_inputs_give_documented_zeros():
     assert f1([1, 0], [0.5, 0.5]) == 0.0                   # nothing answered
     assert f_05_u([0, 0], [0.1, 0.2]) == 0.0               # zero denominator
     assert c_at_1([1, 0], [0.5, 0.5]) == 0.0               # nothing answered, nothing right
+    assert evaluate_all(Y, [0.9, None, 0.2, 0.7, 0.4]) == evaluate_all(Y, S)  # None = missing
 
 
 def test_bad_input_raises_clear_errors():
