@@ -57,8 +57,13 @@ def test_one_to_one_oracle_and_random():
     assert set(v) == {"auc", "c@1", "F1", "f_05_u", "brier", "overall", "precision", "recall",
                       "accuracy"}
     assert v["auc"] == v["accuracy"] == v["precision"] == v["recall"] == 1.0
-    r = values(OneToOne().evaluate(RandomGuess(random_state=1), task))
+    table = OneToOne().evaluate(RandomGuess(random_state=1), task)
+    r = values(table)
     assert 0.3 < r["auc"] < 0.7 and 0 <= r["accuracy"] <= 1
+    scores = table.attrs["scores"]  # per-item scores for ROC curves
+    assert list(scores["id"]) == list(task.test.ids)
+    assert (scores["y_true"].to_numpy() == task.test.labels).all()
+    assert scores["y_score"].between(0, 1).all()
 
 
 def test_one_to_two_oracle():

@@ -19,10 +19,13 @@ def _rows(values: dict, n: int, group) -> list[dict]:
 
 
 def verification_table(y_true, y_score, group="all", version: str = "pan21",
-                       auc_times_c1: bool = False) -> pd.DataFrame:
+                       auc_times_c1: bool = False, ids=None) -> pd.DataFrame:
     """PAN metrics (``auc``, ``c@1``, ``F1``, ``f_05_u``, ``brier``, ``overall``) plus
     ``precision``, ``recall`` and ``accuracy`` of the decisions ``score > 0.5`` (a 0.5 answer
-    is a non-answer: counted as wrong by accuracy, as negative by precision/recall)."""
+    is a non-answer: counted as wrong by accuracy, as negative by precision/recall).
+
+    The per-item scores ride along in ``table.attrs["scores"]`` (columns ``id``, ``y_true``,
+    ``y_score``, ``group``) for ROC curves and re-analysis."""
     from stylo.metrics import classification, pan
 
     y_true = np.asarray(y_true, dtype=bool)
@@ -34,7 +37,11 @@ def verification_table(y_true, y_score, group="all", version: str = "pan21",
     values["precision"] = classification.precision(y_true, y_pred)
     values["recall"] = classification.recall(y_true, y_pred)
     values["accuracy"] = classification.accuracy(y_true, y_pred)
-    return pd.DataFrame(_rows(values, len(y_true), group))
+    table = pd.DataFrame(_rows(values, len(y_true), group))
+    table.attrs["scores"] = pd.DataFrame({
+        "id": [str(i) for i in ids] if ids is not None else np.arange(len(y_true)).astype(str),
+        "y_true": y_true, "y_score": y_score, "group": str(group)})
+    return table
 
 
 def choice_table(answer, chosen, group="all") -> pd.DataFrame:

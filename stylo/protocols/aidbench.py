@@ -164,7 +164,8 @@ class OneToOne(_AIDBench):
     def evaluate(self, method, task: Task) -> pd.DataFrame:
         est = fit_clone(method, task.train)
         scores = est.score_problems(task.test)
-        return _scoring.verification_table(task.test.labels, scores, group="all")
+        return _scoring.verification_table(task.test.labels, scores, group="all",
+                                           ids=task.test.ids)
 
 
 class OneToTwo(_AIDBench):

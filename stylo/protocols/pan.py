@@ -59,4 +59,5 @@ class PanVerification(Protocol):
         est = fit_clone(method, task.train)
         scores = est.score_problems(task.test)
         return _scoring.verification_table(task.test.labels, scores, group="all",
-                                           version=self.version, auc_times_c1=True)
+                                           version=self.version, auc_times_c1=True,
+                                           ids=task.test.ids)

@@ -259,4 +259,5 @@ class RethinkingAV(Protocol):
     def evaluate(self, method, task: Task) -> pd.DataFrame:
         est = fit_clone(method, task.train)
         scores = est.score_problems(task.test)
-        return _scoring.verification_table(task.test.labels, scores, group="all")
+        return _scoring.verification_table(task.test.labels, scores, group="all",
+                                           ids=task.test.ids)
