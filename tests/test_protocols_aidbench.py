@@ -5,9 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from stylo.corpus import Corpus
 from stylo.protocols import PROTOCOLS, ProtocolError
+from stylo.protocols._sampling import PairRules
 from stylo.protocols.aidbench import OneToMany, OneToOne, OneToTwo, parse_mix
 
 
@@ -27,6 +30,32 @@ def make_corpus(n_authors=8, n_topics=4, per_cell=4, topics=True, seed=0) -> Cor
 def _meta(corpus):
     f = corpus.frame.set_index("id")
     return f["author"].to_dict(), (f["topic"].to_dict() if "topic" in f else None)
+
+
+# -- the pair index against brute force -------------------------------------------------------
+@settings(max_examples=60, deadline=None)
+@given(labels=st.lists(st.tuples(st.integers(0, 4), st.one_of(st.none(), st.integers(0, 3))),
+                       min_size=2, max_size=25),
+       cross=st.booleans(), seed=st.integers(0, 1000))
+def test_pair_rules_match_brute_force(labels, cross, seed):
+    authors = [f"a{a}" for a, _ in labels]
+    topics = [None if t is None else f"t{t}" for _, t in labels]
+    c = Corpus.from_lists([f"x{i}" for i in range(len(labels))], authors, topics=topics)
+    if cross and not c.has_topics:
+        with pytest.raises(ProtocolError):
+            PairRules(c, cross)
+        return
+    rules = PairRules(c, cross)
+    ok = [not cross or t is not None for t in topics]
+    for same in (True, False):
+        valid = {(i, j) for i in range(len(c)) for j in range(i + 1, len(c))
+                 if ok[i] and ok[j] and (authors[i] == authors[j]) == same
+                 and (not cross or (topics[i] == topics[j]) != same)}
+        assert rules.n_pairs(same) == len(valid)
+        n = len(valid) // 2 + (len(valid) % 2)
+        got = rules.sample_pairs(n, same, np.random.default_rng(seed))
+        assert len({frozenset(p) for p in got}) == n
+        assert {tuple(sorted(p)) for p in got} <= valid
 
 
 # -- one-to-one ------------------------------------------------------------------------------
@@ -167,7 +196,9 @@ def test_one_to_many_seeds_and_errors():
     with pytest.raises(ProtocolError, match="at least 30 texts"):
         p.sample(corpus, {"n_authors": 2, "texts_per_author": 30}, 0)
     with pytest.raises(ProtocolError, match="multiple of"):
-        p.sample(corpus, {"n_candidates": 45, "keep": 10}, 0)
+        p.sample(corpus, {"pool_size": 45, "keep": 10}, 0)
+    with pytest.raises(ProtocolError, match="keep must be in"):
+        p.sample(corpus, {"pool_size": 50, "keep": 49}, 0)
     with pytest.raises(ProtocolError, match="no 'authors' list column"):
         p.sample(corpus, {"n_authors": 2, "first_author": False}, 0)
 
@@ -208,7 +239,7 @@ def test_one_to_many_any_position_relevance():
 def test_one_to_many_rag_shape():
     corpus = make_corpus(n_authors=6, n_topics=3, per_cell=4)
     task = OneToMany(n_groups=2, n_repeats=1).sample(
-        corpus, {"n_candidates": 50, "keep": 10}, seed=0)
+        corpus, {"pool_size": 50, "keep": 10}, seed=0)
     assert task.info["keep"] == 10
     assert all(len(q.candidates) == 49 and q.relevant.sum() == 9 for q in task.test)
 

@@ -84,7 +84,7 @@ def test_one_to_many_oracle_groups_and_rag():
     # RAG: a random first stage keeps 10 of 49; the oracle then finds a relevant text exactly
     # when the filter kept one, so rank@1 equals the filter's recall
     rag = OneToMany(first_stage=RandomGuess(random_state=3), n_groups=20)
-    task = rag.sample(c, {"n_candidates": 50, "keep": 10}, seed=1)
+    task = rag.sample(c, {"pool_size": 50, "keep": 10}, seed=1)
     v = values(rag.evaluate(AuthorOracle(), task))
     assert 0 < v["filter_recall"] < 1
     assert v["rank@1"] == pytest.approx(v["filter_recall"])

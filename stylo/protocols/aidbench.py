@@ -28,8 +28,9 @@ author list. That can make a candidate from another author's slice relevant too 
 co-author in common), so the number of relevant candidates per query is recorded and may
 exceed ``texts_per_author - 1``.
 
-RAG-style settings ("50 filter 10", "200 filter 50"): ``n_candidates`` is the pool size
-(query included: ``n_candidates / texts_per_author`` authors), and ``keep`` is how many
+RAG-style settings ("50 filter 10", "200 filter 50"): ``pool_size`` is the number of texts in
+a group (query included: ``pool_size / texts_per_author`` authors, so ``pool_size - 1``
+candidates), and ``keep`` is how many
 candidates a first-stage ranker passes on. :class:`OneToMany` takes the first stage as a
 parameter (``first_stage``, a Verifier; by default the method itself ranks both stages). The
 final order is the method's ranking of the kept candidates followed by the dropped ones in
@@ -243,7 +244,7 @@ class OneToMany(_AIDBench):
 
     name = "aidbench_one_to_many"
     N_AUTHORS = (2, 5, 10)
-    RAG = ((50, 10), (200, 50))
+    RAG = ((50, 10), (200, 50))  # (pool_size, keep): "50 filter 10", "200 filter 50"
 
     def __init__(self, n_groups: int = 10, n_repeats: int = 3, texts_per_author: int = 10,
                  first_stage=None, ks=(1, 3, 5), train_policy: str = "disjoint_authors"):
@@ -268,10 +269,10 @@ class OneToMany(_AIDBench):
             for n in self.N_AUTHORS:
                 if n_eligible >= n:
                     out.append({"n_authors": n, **extra})
-            for n_cand, keep in self.RAG:
-                if n_cand % self.texts_per_author == 0 \
-                        and n_eligible >= n_cand // self.texts_per_author:
-                    out.append({"n_candidates": n_cand, "keep": keep, **extra})
+            for pool, keep in self.RAG:
+                if pool % self.texts_per_author == 0 \
+                        and n_eligible >= pool // self.texts_per_author:
+                    out.append({"pool_size": pool, "keep": keep, **extra})
         return out
 
     @staticmethod
@@ -301,14 +302,15 @@ class OneToMany(_AIDBench):
         if k < 2:
             raise ProtocolError(f"texts_per_author must be >= 2 (a query and a relevant "
                                 f"candidate), got {k}")
-        if "n_candidates" in setting:
-            n_cand, keep = int(setting["n_candidates"]), int(setting["keep"])
-            if n_cand % k:
-                raise ProtocolError(f"n_candidates={n_cand} is not a multiple of "
+        if "pool_size" in setting:
+            pool, keep = int(setting["pool_size"]), int(setting["keep"])
+            if pool % k:
+                raise ProtocolError(f"pool_size={pool} is not a multiple of "
                                     f"texts_per_author={k}")
-            if not 1 <= keep < n_cand:
-                raise ProtocolError(f"keep must be in [1, {n_cand - 1}], got {keep}")
-            return n_cand // k, k, keep
+            if not 1 <= keep < pool - 1:
+                raise ProtocolError(f"keep must be in [1, {pool - 2}] (fewer than the "
+                                    f"{pool - 1} candidates), got {keep}")
+            return pool // k, k, keep
         n = int(setting.get("n_authors", 2))
         if n < 2:
             raise ProtocolError(f"n_authors must be >= 2, got {n}")
@@ -350,7 +352,8 @@ class OneToMany(_AIDBench):
         train = self._train(corpus, used, column, sets)
         n_rel = np.array([q.relevant.sum() for q in queries])
         info = {"seed": seed, "setting": dict(setting), "n_authors": n_authors,
-                "texts_per_author": k, "n_candidates": n_authors * k - 1, "keep": keep,
+                "texts_per_author": k, "pool_size": n_authors * k,
+                "n_candidates": n_authors * k - 1, "keep": keep,
                 "n_queries": len(queries), "n_groups": n_groups, "n_repeats": n_repeats,
                 "author_column": column, "eligible_authors": len(eligible),
                 "relevant_min": int(n_rel.min()), "relevant_max": int(n_rel.max()),
