@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from stylo.corpus import Corpus
+from stylo.corpus import Corpus, PairSet
 from stylo.protocols.base import ProtocolError
 
 
@@ -114,6 +114,30 @@ class PairRules:
             a, b = (i, j) if rng.random() < 0.5 else (j, i)
             out.append((int(self.pos[a]), int(self.pos[b])))
         return out
+
+
+def labelled_pairs(rules: PairRules, n_pos: int, n_neg: int, rng: np.random.Generator,
+                   ids_prefix: str, name: str) -> PairSet:
+    """``n_pos`` same-author and ``n_neg`` different-author pairs under ``rules``, shuffled.
+
+    Columns besides the PairSet's own: ``id_a``, ``id_b`` (corpus ids of the two texts) and,
+    as the PAN20/21 reader gives them, ``authors`` and ``topics`` (two labels per pair; topics
+    None when the corpus has none). Problem ids are ``f"{ids_prefix}-{k}"``.
+    """
+    pairs = ([(a, b, True) for a, b in rules.sample_pairs(n_pos, True, rng)]
+             + [(a, b, False) for a, b in rules.sample_pairs(n_neg, False, rng)])
+    pairs = [pairs[k] for k in rng.permutation(len(pairs))]
+    f = rules.corpus.frame
+    a = np.array([p[0] for p in pairs], dtype=np.int64)
+    b = np.array([p[1] for p in pairs], dtype=np.int64)
+    col = {c: f[c].to_numpy() for c in ("id", "text", "author")}
+    topic = f["topic"].to_numpy() if "topic" in f.columns else np.full(len(f), None)
+    return PairSet.from_lists(
+        list(col["text"][a]), list(col["text"][b]), same=[p[2] for p in pairs],
+        ids=[f"{ids_prefix}-{k}" for k in range(len(pairs))], name=name,
+        id_a=list(col["id"][a]), id_b=list(col["id"][b]),
+        authors=[[x, y] for x, y in zip(col["author"][a], col["author"][b], strict=True)],
+        topics=[[x, y] for x, y in zip(topic[a], topic[b], strict=True)])
 
 
 def _groups(codes: np.ndarray) -> list[np.ndarray]:

@@ -47,9 +47,9 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
-from stylo.corpus import Corpus, PairSet
+from stylo.corpus import Corpus
 from stylo.protocols import _scoring
-from stylo.protocols._sampling import PairRules
+from stylo.protocols._sampling import PairRules, labelled_pairs
 from stylo.protocols.base import (
     Protocol,
     ProtocolError,
@@ -117,6 +117,13 @@ class _AIDBench(Protocol):
     def _cross_topic(self, corpus: Corpus, setting: dict) -> bool:
         return bool(setting.get("cross_topic", False))
 
+    def _info(self, seed: int, setting: dict, rules: PairRules, train, **counts) -> dict:
+        return {"seed": seed, "setting": dict(setting), **counts,
+                "cross_topic": rules.cross_topic,
+                "texts_without_topic_excluded": rules.n_without_topic,
+                "n_train_texts": len(train) if train is not None else 0,
+                "train_policy": self.train_policy}
+
 
 class OneToOne(_AIDBench):
     """AIDBench one-to-one verification: ``mix`` = "positives/negatives" (200 pairs)."""
@@ -136,30 +143,12 @@ class OneToOne(_AIDBench):
         n_pos, n_neg = parse_mix(setting.get("mix", "100/100"))
         cross = self._cross_topic(corpus, setting)
         rules = PairRules(corpus, cross)
-        rng = np.random.default_rng(seed)
-        pairs = ([(a, b, True) for a, b in rules.sample_pairs(n_pos, True, rng)]
-                 + [(a, b, False) for a, b in rules.sample_pairs(n_neg, False, rng)])
-        pairs = [pairs[k] for k in rng.permutation(len(pairs))]
-        frame = corpus.frame
-        a_idx = np.array([p[0] for p in pairs], dtype=np.int64)
-        b_idx = np.array([p[1] for p in pairs], dtype=np.int64)
-        meta = {"id_a": frame["id"].to_numpy()[a_idx], "id_b": frame["id"].to_numpy()[b_idx],
-                "author_a": frame["author"].to_numpy()[a_idx],
-                "author_b": frame["author"].to_numpy()[b_idx]}
-        if corpus.has_topics:
-            meta["topic_a"] = frame["topic"].to_numpy()[a_idx]
-            meta["topic_b"] = frame["topic"].to_numpy()[b_idx]
-        texts = frame["text"].to_numpy()
-        test = PairSet.from_lists(list(texts[a_idx]), list(texts[b_idx]),
-                                  same=[p[2] for p in pairs],
-                                  ids=[f"{self.name}-{seed}-{k}" for k in range(len(pairs))],
-                                  name=f"{corpus.name}:{self.name}", **meta)
-        train = self._train(corpus, set(a_idx) | set(b_idx))
-        info = {"seed": seed, "setting": dict(setting), "n_pairs": len(pairs),
-                "n_positive": n_pos, "n_negative": n_neg, "cross_topic": cross,
-                "texts_without_topic_excluded": rules.n_without_topic,
-                "n_train_texts": len(train) if train is not None else 0,
-                "train_policy": self.train_policy}
+        test = labelled_pairs(rules, n_pos, n_neg, np.random.default_rng(seed),
+                              f"{self.name}-{seed}", f"{corpus.name}:{self.name}")
+        used = pd.Index(corpus.ids).get_indexer(np.r_[test.frame["id_a"], test.frame["id_b"]])
+        train = self._train(corpus, set(used.tolist()))
+        info = self._info(seed, setting, rules, train, n_pairs=len(test), n_positive=n_pos,
+                          n_negative=n_neg)
         return Task(self.name, dict(setting), seed, train, test, info)
 
     def evaluate(self, method, task: Task) -> pd.DataFrame:
@@ -218,11 +207,8 @@ class OneToTwo(_AIDBench):
         test = Triplets(pd.DataFrame(records))
         used = {i for r in rows for i in r[:3]}
         train = self._train(corpus, used)
-        info = {"seed": seed, "setting": dict(setting), "n_triplets": n, "cross_topic": cross,
-                "answer_in_slot_b": int(sum(r[3] for r in rows)),
-                "texts_without_topic_excluded": rules.n_without_topic,
-                "n_train_texts": len(train) if train is not None else 0,
-                "train_policy": self.train_policy}
+        info = self._info(seed, setting, rules, train, n_triplets=n,
+                          answer_in_slot_b=int(sum(r[3] for r in rows)))
         return Task(self.name, dict(setting), seed, train, test, info)
 
     def evaluate(self, method, task: Task) -> pd.DataFrame:

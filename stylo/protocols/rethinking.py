@@ -39,7 +39,7 @@ import pandas as pd
 
 from stylo.corpus import Corpus, PairSet
 from stylo.protocols import _scoring
-from stylo.protocols._sampling import PairRules
+from stylo.protocols._sampling import PairRules, labelled_pairs
 from stylo.protocols.base import Protocol, ProtocolError, Task, fit_clone
 
 __all__ = ["SPLITS", "RethinkingAV", "assign_splits", "split_corpus", "split_pairset"]
@@ -189,20 +189,7 @@ def _draw_pairs(corpus: Corpus, n: int, seed: int, name: str) -> PairSet:
         raise ProtocolError(f"{name}: {len(corpus)} texts give {rules.n_pairs(True)} "
                             f"same-author and {rules.n_pairs(False)} different-author pairs; "
                             f"both kinds are needed")
-    rng = np.random.default_rng(seed)
-    pairs = ([(a, b, True) for a, b in rules.sample_pairs(n_pos, True, rng)]
-             + [(a, b, False) for a, b in rules.sample_pairs(n_neg, False, rng)])
-    pairs = [pairs[k] for k in rng.permutation(len(pairs))]
-    f = corpus.frame
-    a_idx = np.array([p[0] for p in pairs])
-    b_idx = np.array([p[1] for p in pairs])
-    return PairSet.from_lists(
-        list(f["text"].to_numpy()[a_idx]), list(f["text"].to_numpy()[b_idx]),
-        same=[p[2] for p in pairs], ids=[f"{name}-{k}" for k in range(len(pairs))], name=name,
-        authors=[list(x) for x in zip(f["author"].to_numpy()[a_idx],
-                                      f["author"].to_numpy()[b_idx], strict=True)],
-        topics=[list(x) for x in zip(f["topic"].to_numpy()[a_idx],
-                                     f["topic"].to_numpy()[b_idx], strict=True)])
+    return labelled_pairs(rules, n_pos, n_neg, np.random.default_rng(seed), name, name)
 
 
 class RethinkingAV(Protocol):
