@@ -8,6 +8,8 @@
 - ``aidbench_one_to_two``: 200 distinct triplets (query, same-author candidate, other
   candidate), the true candidate's slot drawn at random. With ``cross_topic`` the same-author
   candidate has another topic than the query and the other candidate shares the query's topic.
+  The (query, same-author candidate) pair is uniform among the valid ones whose query has a
+  valid other candidate; the other candidate is then uniform among the query's.
 - ``aidbench_one_to_many``: a group is ``n_authors`` authors x ``texts_per_author`` texts
   (10); one text is the query, the other ``n_authors * texts_per_author - 1`` are candidates,
   ``texts_per_author - 1`` of them by the query's author. ``n_groups`` groups (10) x
