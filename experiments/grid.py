@@ -6,9 +6,9 @@ A :class:`GridSpec` is declarative: which datasets (with their load options), wh
 which settings it offers. Every cell has a stable key, the hash of its JSON-normalised spec, so a
 result on disk is found again by any later run of the same cell.
 
-Quick runs shrink sample sizes through ``setting_overrides``: a protocol that lists the setting
-keys controlling its sample size in an optional ``size_params`` attribute (e.g.
-``{"n_pairs", "n_groups"}``) gets those keys overridden; other protocols run their defaults.
+Quick runs shrink sample sizes through ``protocol_params``: constructor arguments of a
+registered protocol's class (e.g. ``{"n_groups": 2}`` for one-to-many); the protocol is rebuilt
+with them and they are part of the cell key, so quick and full results never mix.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from experiments.methods import (
     key_options,
 )
 
-__all__ = ["Cell", "DatasetSpec", "Expansion", "GridSpec", "cell_key", "expand", "full_grid",
-           "normalise", "quick_grid"]
+__all__ = ["Cell", "DatasetSpec", "Expansion", "GridSpec", "cell_key", "configured", "expand",
+           "full_grid", "normalise", "quick_grid"]
 
 #: bump when the meaning of a stored cell changes, so old results are not reused
 SPEC_VERSION = 1
@@ -77,12 +77,14 @@ class Cell:
     method: str
     method_options: Mapping
     seed: int
+    protocol_params: Mapping = field(default_factory=dict)
 
     def spec(self) -> dict:
         return normalise({"v": SPEC_VERSION, "dataset": self.dataset, "load": dict(self.load),
-                          "protocol": self.protocol, "setting": dict(self.setting),
-                          "method": self.method, "method_options": dict(self.method_options),
-                          "seed": int(self.seed)})
+                          "protocol": self.protocol,
+                          "protocol_params": dict(self.protocol_params),
+                          "setting": dict(self.setting), "method": self.method,
+                          "method_options": dict(self.method_options), "seed": int(self.seed)})
 
     @property
     def key(self) -> str:
@@ -92,8 +94,8 @@ class Cell:
     def task_key(self) -> tuple:
         """Cells with equal task keys share one sampled task (only the method differs)."""
         return (self.dataset, json.dumps(normalise(dict(self.load)), sort_keys=True),
-                self.protocol, json.dumps(normalise(dict(self.setting)), sort_keys=True),
-                int(self.seed))
+                self.protocol, json.dumps(normalise(dict(self.protocol_params)), sort_keys=True),
+                json.dumps(normalise(dict(self.setting)), sort_keys=True), int(self.seed))
 
 
 @dataclass
@@ -103,8 +105,8 @@ class GridSpec:
     ``protocols``: names to run (``None``: every registered protocol). ``protocol_datasets``
     restricts a protocol to some dataset names. ``methods``: names in the method registry
     (``None``: every method available with the run's options). ``max_settings`` keeps the
-    first settings of each (dataset, protocol); ``setting_overrides`` maps a protocol name (or
-    ``"*"`` for all) to size parameters (see the module docstring).
+    first settings of each (dataset, protocol); ``protocol_params`` maps a protocol name to
+    constructor arguments (see the module docstring).
     """
 
     datasets: list[DatasetSpec]
@@ -113,7 +115,7 @@ class GridSpec:
     methods: list[str] | None = None
     protocol_datasets: dict[str, list[str]] = field(default_factory=dict)
     max_settings: int | None = None
-    setting_overrides: dict[str, dict] = field(default_factory=dict)
+    protocol_params: dict[str, dict] = field(default_factory=dict)
 
 
 # The corpora of the seeds' tables. Names absent on a machine are reported and skipped.
@@ -137,7 +139,11 @@ _QUICK = {
     "rethinking_av": ["guardian"],
     "cdaa_attribution": ["pan18_cdaa"],
 }
-_QUICK_SIZES = {"n_pairs": 40, "n_triplets": 40, "n_groups": 2, "n_repeats": 1}
+_QUICK_PARAMS = {
+    "aidbench_one_to_two": {"n_triplets": 40},
+    "aidbench_one_to_many": {"n_groups": 2, "n_repeats": 1},
+    "rethinking_av": {"n_pairs": {"train": 100, "val": 0, "test": 60}},
+}
 
 
 def full_grid(seed: int = 0) -> GridSpec:
@@ -151,7 +157,7 @@ def quick_grid(seed: int = 0) -> GridSpec:
     """A small complete slice: every protocol and method once, on a few datasets, one seed."""
     return GridSpec(datasets=[DatasetSpec(n) for n in sorted(set(sum(_QUICK.values(), [])))],
                     seeds=[seed], protocol_datasets={p: list(d) for p, d in _QUICK.items()},
-                    max_settings=1, setting_overrides={"*": dict(_QUICK_SIZES)})
+                    max_settings=1, protocol_params=dict(_QUICK_PARAMS))
 
 
 @dataclass
@@ -162,14 +168,17 @@ class Expansion:
     skipped: list[str]
 
 
-def _settings(protocol, data, grid: GridSpec, name: str) -> list[dict]:
+def configured(protocols: Mapping, name: str, params: Mapping | None = None):
+    """The registered protocol ``name``, rebuilt from its class with ``params`` if any."""
+    proto = protocols[name]
+    return type(proto)(**dict(params)) if params else proto
+
+
+def _settings(protocol, data, grid: GridSpec) -> list[dict]:
     settings = [normalise(s) for s in protocol.settings(data)]
     if grid.max_settings is not None:
         settings = settings[:grid.max_settings]
-    overrides = {**grid.setting_overrides.get("*", {}), **grid.setting_overrides.get(name, {})}
-    sizes = set(getattr(protocol, "size_params", ()) or ())
-    applied = {k: v for k, v in overrides.items() if k in sizes}
-    return [{**s, **applied} for s in settings]
+    return settings
 
 
 def expand(grid: GridSpec, protocols: Mapping, loader: Callable, *,
@@ -205,11 +214,12 @@ def expand(grid: GridSpec, protocols: Mapping, loader: Callable, *,
             skipped.append(f"dataset {ds.label()}: {type(exc).__name__}: {exc}")
             continue
         for pname in users:
-            protocol = protocols[pname]
+            params = normalise(grid.protocol_params.get(pname, {}))
+            protocol = configured(protocols, pname, params)
             if not protocol.applicable(data):
                 continue
             try:
-                settings = _settings(protocol, data, grid, pname)
+                settings = _settings(protocol, data, grid)
             except Exception as exc:
                 skipped.append(f"{pname} on {ds.label()}: settings failed: "
                                f"{type(exc).__name__}: {exc}")
@@ -218,5 +228,6 @@ def expand(grid: GridSpec, protocols: Mapping, loader: Callable, *,
                 for seed in grid.seeds:
                     for m in method_names:
                         cells.append(Cell(ds.name, normalise(dict(ds.load)), pname, setting, m,
-                                          key_options(methods[m], options), int(seed)))
+                                          key_options(methods[m], options), int(seed),
+                                          params))
     return Expansion(cells=cells, skipped=skipped)

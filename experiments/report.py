@@ -21,7 +21,7 @@ import pandas as pd
 from experiments.runner import CellStore
 
 __all__ = ["HEADLINE_METRICS", "PUBLISHED_DIR", "collect", "leaderboard", "load_published",
-           "manifest", "summarise", "write_report", "write_tables"]
+           "manifest", "replicates", "summarise", "write_report", "write_tables"]
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 PUBLISHED_DIR = REPO_ROOT / "data" / "published"
@@ -107,15 +107,25 @@ def manifest(argv: list[str], started: str, finished: str, machine: dict, summar
             "summary": summary, "skipped": skipped}
 
 
+def replicates(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows that are replicates: per cell and metric, the per-group rows when a protocol
+    reports groups (its ``"all"`` row is their aggregate, not one more replicate), else the
+    ``"all"`` row."""
+    has_groups = (table["group"] != "all").groupby([table["key"], table["metric"]]
+                                                   ).transform("any")
+    return table[~(has_groups & (table["group"] == "all"))]
+
+
 def summarise(table: pd.DataFrame) -> pd.DataFrame:
-    """Mean and (population) std of each metric over groups and seeds, with the count."""
+    """Mean, std (sample, ddof=1; NaN for one replicate) and count of each metric over the
+    replicates (groups and seeds) of every dataset x protocol x setting x method."""
     keys = ["dataset", "protocol", "setting", "method", "metric"]
     if table.empty:
         return pd.DataFrame(columns=[*keys, "mean", "std", "count"])
-    g = table.groupby(keys, sort=True)["value"]
-    out = g.agg(mean="mean", count="count").reset_index()
-    out["std"] = g.agg(lambda v: float(np.std(v.to_numpy(dtype=float)))).to_numpy()
-    return out[[*keys, "mean", "std", "count"]]
+    reps = replicates(table)
+    g = reps.groupby(keys, sort=True)["value"]
+    out = pd.DataFrame({"mean": g.mean(), "std": g.std(ddof=1), "count": g.size()})
+    return out.reset_index()[[*keys, "mean", "std", "count"]]
 
 
 def _setting_label(setting: str) -> str:
@@ -124,9 +134,10 @@ def _setting_label(setting: str) -> str:
 
 
 def _fmt(mean: float, std: float, percent: bool) -> str:
-    if percent:
-        return f"{100 * mean:.1f} ± {100 * std:.1f}"
-    return f"{mean:.3f} ± {std:.3f}"
+    scale, digits = (100.0, 1) if percent else (1.0, 3)
+    if np.isnan(std):
+        return f"{scale * mean:.{digits}f}"
+    return f"{scale * mean:.{digits}f} ± {scale * std:.{digits}f}"
 
 
 def _markdown(frame: pd.DataFrame) -> str:
@@ -227,7 +238,7 @@ def write_report(out_dir: str | Path, table: pd.DataFrame, failures: pd.DataFram
              f"Started {info.get('started')}, finished {info.get('finished')}  ",
              f"Cells: {s.get('total', '?')} in the grid, {s.get('already_done', '?')} reused, "
              f"{s.get('computed', '?')} computed, {len(failures)} failed.", "",
-             "Values are mean ± std (population) over groups and seeds; AIDBench protocols in "
+             "Values are mean ± std (sample std, n-1) over groups and seeds; AIDBench protocols in "
              "percent, PAN protocols as fractions.", ""]
     if info.get("skipped"):
         lines += ["## Skipped", "", *[f"- {m}" for m in info["skipped"]], ""]

@@ -31,7 +31,7 @@ from typing import Callable, Iterable, Mapping
 
 import pandas as pd
 
-from experiments.grid import Cell, normalise
+from experiments.grid import Cell, configured, normalise
 from experiments.methods import DEFAULT_OPTIONS, METHODS, MethodOptions, MethodSpec
 
 __all__ = ["CellStore", "RunSummary", "execute_cell", "run", "write_atomic"]
@@ -199,7 +199,7 @@ def execute_cell(cell: Cell, protocol, factory: Callable, loader: Callable,
     try:
         lkey = (_qualname(loader), cell.task_key[0], cell.task_key[1])
         data = _DATA.get(lkey, lambda: loader(cell.dataset, **dict(cell.load)))
-        task = _TASKS.get((_qualname(loader), _qualname(type(protocol))) + cell.task_key,
+        task = _TASKS.get((_qualname(loader), _qualname(type(protocol)), *cell.task_key),
                           lambda: protocol.sample(data, dict(cell.setting), int(cell.seed)))
         t1 = time.perf_counter()
         method = factory(int(cell.seed), options)
@@ -293,8 +293,13 @@ def run(cells: list[Cell], out_dir: str | Path, *, protocols: Mapping, loader: C
     pending = [c for c in unique if not store.is_done(c.key)]
     done_before = len(unique) - len(pending)
     todo = pending if max_cells is None else pending[:max(0, max_cells)]
-    payloads = [(c, protocols[c.protocol], methods[c.method].factory, loader, options)
-                for c in todo]
+    instances: dict = {}
+    payloads = []
+    for c in todo:
+        pkey = c.task_key[2:4]
+        if pkey not in instances:
+            instances[pkey] = configured(protocols, c.protocol, c.protocol_params)
+        payloads.append((c, instances[pkey], methods[c.method].factory, loader, options))
     computed = failed = 0
     if payloads:
         results = (_dask_results(payloads, n_jobs, scheduler) if backend == "dask"

@@ -52,17 +52,19 @@ class ToyVerification:
     """Pairs of texts, same author or not; metrics accuracy and auc, per-item scores kept."""
 
     name = "toy_verification"
-    size_params = {"n_pairs"}
+
+    def __init__(self, n_pairs: int = 20):
+        self.n_pairs = n_pairs
 
     def applicable(self, data) -> bool:
         return isinstance(data, Corpus)
 
     def settings(self, data) -> list[dict]:
-        return [{"mix": "half", "n_pairs": 20}, {"mix": "quarter", "n_pairs": 20}]
+        return [{"mix": "half"}, {"mix": "quarter"}]
 
     def sample(self, data: Corpus, setting: dict, seed: int) -> ToyTask:
         rng = np.random.default_rng(seed)
-        n = int(setting["n_pairs"])
+        n = self.n_pairs
         n_pos = n // 2 if setting["mix"] == "half" else n // 4
         groups = list(data.by_author().values())
         texts, a, b, y = data.texts, [], [], []
@@ -119,7 +121,11 @@ class ToyRanking:
             for k in (1, 3):
                 rows.append({"metric": f"rank@{k}", "value": float(relevant[order[:k]].any()),
                              "n": 1, "group": str(g)})
-        return pd.DataFrame(rows)
+        rows = pd.DataFrame(rows)
+        # like the real protocols: the per-group rows and their mean as group "all"
+        overall = rows.groupby("metric", as_index=False)["value"].mean().assign(
+            n=len(task.a), group="all")
+        return pd.concat([rows, overall], ignore_index=True)
 
 
 class FailingVerification(ToyVerification):
@@ -134,7 +140,8 @@ class FailingVerification(ToyVerification):
 class InterruptingVerification(ToyVerification):
     """Raises KeyboardInterrupt at its ``after + 1``-th evaluation (in-process runs only)."""
 
-    def __init__(self, after: int):
+    def __init__(self, after: int, n_pairs: int = 20):
+        super().__init__(n_pairs)
         self.after, self.calls = after, 0
 
     def evaluate(self, method, task: ToyTask) -> pd.DataFrame:

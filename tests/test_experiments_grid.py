@@ -6,7 +6,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from baselines.random_guess import RandomGuess
-from experiments.grid import Cell, DatasetSpec, GridSpec, cell_key, expand, full_grid, quick_grid
+from experiments.grid import (
+    Cell,
+    DatasetSpec,
+    GridSpec,
+    cell_key,
+    configured,
+    expand,
+    full_grid,
+    quick_grid,
+)
 from experiments.methods import METHODS, MethodOptions, MethodSpec, available_methods
 
 PROTOCOLS = {"toy_verification": ToyVerification(), "toy_ranking": ToyRanking()}
@@ -61,14 +70,19 @@ def test_protocol_dataset_restriction_and_protocol_filter():
     assert {c.protocol for c in expand(grid, PROTOCOLS, toy_loader).cells} == {"toy_ranking"}
 
 
-def test_size_overrides_only_touch_declared_size_params():
-    grid = GridSpec(datasets=[DatasetSpec("toy")], seeds=[0], max_settings=1,
-                    setting_overrides={"*": {"n_pairs": 6, "n_authors": 99}})
-    cells = expand(grid, PROTOCOLS, toy_loader).cells
-    by_proto = {c.protocol: dict(c.setting) for c in cells}
-    assert by_proto["toy_verification"] == {"mix": "half", "n_pairs": 6}
-    # toy_ranking declares no size_params: its setting is left alone
-    assert by_proto["toy_ranking"] == {"n_authors": 2}
+def test_protocol_params_rebuild_the_protocol_and_enter_the_key():
+    plain = GridSpec(datasets=[DatasetSpec("toy")], seeds=[0], max_settings=1,
+                     protocols=["toy_verification"])
+    small = GridSpec(datasets=[DatasetSpec("toy")], seeds=[0], max_settings=1,
+                     protocols=["toy_verification"],
+                     protocol_params={"toy_verification": {"n_pairs": 6}})
+    (a,) = expand(plain, PROTOCOLS, toy_loader).cells
+    (b,) = expand(small, PROTOCOLS, toy_loader).cells
+    assert a.setting == b.setting and a.key != b.key
+    assert b.spec()["protocol_params"] == {"n_pairs": 6}
+    proto = configured(PROTOCOLS, "toy_verification", b.protocol_params)
+    assert proto.n_pairs == 6 and PROTOCOLS["toy_verification"].n_pairs == 20
+    assert len(proto.sample(toy_loader("toy"), dict(b.setting), 0).y) == 6
 
 
 def test_unknown_names_are_clear_errors():

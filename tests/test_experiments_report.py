@@ -39,12 +39,16 @@ def test_table_is_tidy_and_summary_is_mean_std_over_groups_and_seeds(finished_ru
     summary = summarise(table)
     one = table[(table["protocol"] == "toy_ranking") & (table["metric"] == "rank@1")
                 & (table["setting"] == '{"n_authors": 2}')]
-    assert len(one) == 4  # 2 groups x 2 seeds
+    assert len(one) == 6  # (2 groups + their "all" row) x 2 seeds
+    one = one[one["group"] != "all"]
     row = summary[(summary["protocol"] == "toy_ranking") & (summary["metric"] == "rank@1")
                   & (summary["setting"] == '{"n_authors": 2}')].iloc[0]
     assert row["count"] == 4
     assert row["mean"] == pytest.approx(one["value"].mean())
-    assert row["std"] == pytest.approx(one["value"].std(ddof=0))
+    assert row["std"] == pytest.approx(one["value"].std(ddof=1))
+    # a protocol without groups: its "all" rows (one per seed) are the replicates
+    auc = summary[(summary["metric"] == "auc") & (summary["setting"] == '{"mix": "half"}')]
+    assert auc["count"].tolist() == [2]
     tables = protocol_tables(summary)
     assert "rank@1" in tables["toy_ranking"] and "± " in tables["toy_ranking"]
 
