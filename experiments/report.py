@@ -181,8 +181,8 @@ def _matches(published_setting: str, ours: str) -> bool:
 def leaderboard(summary: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
     """Published figures beside stylo's methods on the same dataset, protocol, setting, metric.
 
-    One block per published (dataset, protocol, setting, metric); stylo's values are shown in
-    the published unit (percent or fraction), best first.
+    One block per published (dataset, protocol, setting, metric) that this run has results
+    for; stylo's values are shown in the published unit (percent or fraction), best first.
     """
     rows = []
     if published.empty:
@@ -197,6 +197,8 @@ def leaderboard(summary: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
         ours = summary[(summary["dataset"] == ds) & (summary["protocol"] == proto)
                        & (summary["metric"] == metric)]
         ours = ours[[_matches(setting, s) for s in ours["setting"]]]
+        if ours.empty:
+            continue
         for r in ours.itertuples():
             label = "" if json.loads(r.setting) == json.loads(setting or "{}") else \
                 f" [{_setting_label(r.setting)}]"
@@ -212,7 +214,7 @@ def leaderboard(summary: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
 
 def _leaderboard_markdown(board: pd.DataFrame) -> str:
     if board.empty:
-        return "_No published figures found._"
+        return "_No result of this run has a published counterpart._"
     shown = board.assign(value=[f"{v:.1f}" if abs(v) > 1.5 else f"{v:.3f}"
                                 for v in board["value"]],
                          std=["" if pd.isna(s) else (f"{s:.1f}" if s > 1.5 else f"{s:.3f}")
