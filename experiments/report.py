@@ -208,17 +208,19 @@ def leaderboard(summary: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
         block.sort(key=lambda b: -b["value"] if metric != "brier" else b["value"])
         for b in block:
             rows.append({"dataset": ds, "protocol": proto,
-                         "setting": _setting_label(setting or "{}"), "metric": metric, **b})
+                         "setting": _setting_label(setting or "{}"), "metric": metric,
+                         "unit": "percent" if percent else "fraction", **b})
     return pd.DataFrame(rows)
 
 
 def _leaderboard_markdown(board: pd.DataFrame) -> str:
     if board.empty:
         return "_No result of this run has a published counterpart._"
-    shown = board.assign(value=[f"{v:.1f}" if abs(v) > 1.5 else f"{v:.3f}"
-                                for v in board["value"]],
-                         std=["" if pd.isna(s) else (f"{s:.1f}" if s > 1.5 else f"{s:.3f}")
-                              for s in board["std"]])
+    digits = np.where(board["unit"] == "percent", 1, 3)
+    shown = board.assign(value=[f"{v:.{d}f}" for v, d in zip(board["value"], digits,
+                                                             strict=True)],
+                         std=["" if pd.isna(s) else f"{s:.{d}f}"
+                              for s, d in zip(board["std"], digits, strict=True)])
     return _markdown(shown[["dataset", "protocol", "setting", "metric", "system", "value", "std",
                             "source", "note"]])
 

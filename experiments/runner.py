@@ -143,8 +143,8 @@ class _LRU:
         return value
 
 
-_DATA = _LRU(3)
-_TASKS = _LRU(4)
+_DATA = _LRU(1)  # cells come ordered by dataset; one corpus in memory is enough
+_TASKS = _LRU(2)
 
 
 def _qualname(fn) -> str:
