@@ -49,7 +49,7 @@ def test_table_is_tidy_and_summary_is_mean_std_over_groups_and_seeds(finished_ru
     # a protocol without groups: its "all" rows (one per seed) are the replicates
     auc = summary[(summary["metric"] == "auc") & (summary["setting"] == '{"mix": "half"}')]
     assert auc["count"].tolist() == [2]
-    tables = protocol_tables(summary)
+    tables = protocol_tables(table)
     assert "rank@1" in tables["toy_ranking"] and "± " in tables["toy_ranking"]
 
 
