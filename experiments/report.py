@@ -54,8 +54,11 @@ def collect(out_dir: str | Path, keys: set[str] | None = None
     rows, failures = [], []
     for rec in CellStore(out_dir).records(keys):
         spec = rec["spec"]
+        # a masking shows as a setting key, so tables and plots compare with and without it
+        setting = {**spec["setting"], **({"masking": spec["masking"]} if "masking" in spec
+                                         else {})}
         base = {"dataset": spec["dataset"], "protocol": spec["protocol"],
-                "setting": json.dumps(spec["setting"], sort_keys=True),
+                "setting": json.dumps(setting, sort_keys=True),
                 "method": spec["method"], "seed": spec["seed"], "key": rec["key"]}
         if rec.get("status") != "ok":
             failures.append({**base, "error": rec.get("error", ""),
