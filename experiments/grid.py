@@ -20,6 +20,7 @@ from typing import Callable, Mapping
 
 from experiments.methods import (
     DEFAULT_OPTIONS,
+    MASKINGS,
     METHODS,
     MethodOptions,
     MethodSpec,
@@ -78,13 +79,16 @@ class Cell:
     method_options: Mapping
     seed: int
     protocol_params: Mapping = field(default_factory=dict)
+    masking: str | None = None
 
     def spec(self) -> dict:
-        return normalise({"v": SPEC_VERSION, "dataset": self.dataset, "load": dict(self.load),
-                          "protocol": self.protocol,
-                          "protocol_params": dict(self.protocol_params),
-                          "setting": dict(self.setting), "method": self.method,
-                          "method_options": dict(self.method_options), "seed": int(self.seed)})
+        spec = {"v": SPEC_VERSION, "dataset": self.dataset, "load": dict(self.load),
+                "protocol": self.protocol, "protocol_params": dict(self.protocol_params),
+                "setting": dict(self.setting), "method": self.method,
+                "method_options": dict(self.method_options), "seed": int(self.seed)}
+        if self.masking is not None:  # absent when unmasked, so those keys never change
+            spec["masking"] = self.masking
+        return normalise(spec)
 
     @property
     def key(self) -> str:
@@ -116,6 +120,8 @@ class GridSpec:
     protocol_datasets: dict[str, list[str]] = field(default_factory=dict)
     max_settings: int | None = None
     protocol_params: dict[str, dict] = field(default_factory=dict)
+    maskings: list[str] = field(default_factory=list)
+    masking_protocols: list[str] = field(default_factory=lambda: ["rethinking_av"])
 
 
 # The corpora of the seeds' tables. Names absent on a machine are reported and skipped.
@@ -147,17 +153,19 @@ _QUICK_PARAMS = {
 
 
 def full_grid(seed: int = 0) -> GridSpec:
-    """The reference grid: every corpus, every registered protocol and method, three seeds."""
+    """The reference grid: every corpus, every registered protocol, method and masking, three
+    seeds."""
     return GridSpec(datasets=[DatasetSpec(n) for n in _CORPORA + _PAN_AV + _CDAA],
                     seeds=[seed, seed + 1, seed + 2],
-                    protocol_datasets=dict(_FULL_PROTOCOL_DATASETS))
+                    protocol_datasets=dict(_FULL_PROTOCOL_DATASETS), maskings=list(MASKINGS))
 
 
 def quick_grid(seed: int = 0) -> GridSpec:
     """A small complete slice: every protocol and method once, on a few datasets, one seed."""
     return GridSpec(datasets=[DatasetSpec(n) for n in sorted(set(sum(_QUICK.values(), [])))],
                     seeds=[seed], protocol_datasets={p: list(d) for p, d in _QUICK.items()},
-                    max_settings=1, protocol_params=dict(_QUICK_PARAMS))
+                    max_settings=1, protocol_params=dict(_QUICK_PARAMS),
+                    maskings=list(MASKINGS))
 
 
 @dataclass
@@ -183,7 +191,8 @@ def _settings(protocol, data, grid: GridSpec) -> list[dict]:
 
 def expand(grid: GridSpec, protocols: Mapping, loader: Callable, *,
            options: MethodOptions = DEFAULT_OPTIONS,
-           methods: Mapping[str, MethodSpec] = METHODS) -> Expansion:
+           methods: Mapping[str, MethodSpec] = METHODS,
+           maskings: Mapping[str, Callable] = MASKINGS) -> Expansion:
     """All cells of ``grid``, in a cache-friendly order (cells of one task are adjacent).
 
     ``loader(name, **load_options)`` returns a Corpus or PairSet, or raises (a missing
@@ -196,6 +205,9 @@ def expand(grid: GridSpec, protocols: Mapping, loader: Callable, *,
     unknown = [m for m in wanted_methods if m not in methods]
     if unknown:
         raise ValueError(f"unknown method(s) {unknown}; registered: {sorted(methods)}")
+    unknown = [m for m in grid.maskings if m not in maskings]
+    if unknown:
+        raise ValueError(f"unknown masking(s) {unknown}; registered: {sorted(maskings)}")
     runnable = set(available_methods(options, dict(methods)))
     skipped = [f"method {m}: needs --llm-base-url and --llm-model" for m in wanted_methods
                if m not in runnable]
@@ -224,10 +236,12 @@ def expand(grid: GridSpec, protocols: Mapping, loader: Callable, *,
                 skipped.append(f"{pname} on {ds.label()}: settings failed: "
                                f"{type(exc).__name__}: {exc}")
                 continue
+            masks = [None, *grid.maskings] if pname in grid.masking_protocols else [None]
             for setting in settings:
                 for seed in grid.seeds:
                     for m in method_names:
-                        cells.append(Cell(ds.name, normalise(dict(ds.load)), pname, setting, m,
-                                          key_options(methods[m], options), int(seed),
-                                          params))
+                        for mask in masks:
+                            cells.append(Cell(ds.name, normalise(dict(ds.load)), pname,
+                                              setting, m, key_options(methods[m], options),
+                                              int(seed), params, mask))
     return Expansion(cells=cells, skipped=skipped)

@@ -13,8 +13,8 @@ from typing import Callable
 from baselines.base import Verifier
 from baselines.random_guess import RandomGuess
 
-__all__ = ["DEFAULT_OPTIONS", "METHODS", "MethodOptions", "MethodSpec", "available_methods",
-           "key_options"]
+__all__ = ["DEFAULT_OPTIONS", "MASKINGS", "METHODS", "MethodOptions", "MethodSpec", "Masked",
+           "available_methods", "key_options"]
 
 
 @dataclass(frozen=True)
@@ -52,12 +52,28 @@ METHODS: dict[str, MethodSpec] = {
     "random": MethodSpec(lambda seed, opts: RandomGuess(random_state=seed)),
 }
 
+#: masking name -> wrapper taking an unfitted Verifier and returning one that masks its input
+#: texts (topic words, named entities) before scoring; the with-vs-without masking comparison
+#: of the Rethinking-AV splits runs every registered masking
+MASKINGS: dict[str, Callable[[Verifier], Verifier]] = {}
+
 
 def available_methods(options: MethodOptions, methods: dict[str, MethodSpec] = METHODS
                       ) -> list[str]:
     """Registered method names that can run with these options, in registry order."""
     has_llm = bool(options.llm_base_url and options.llm_model)
     return [name for name, spec in methods.items() if has_llm or not spec.hosted_llm]
+
+
+@dataclass(frozen=True)
+class Masked:
+    """A factory whose verifier is wrapped by a masking (picklable, for worker processes)."""
+
+    factory: Callable[[int, MethodOptions], Verifier]
+    wrapper: Callable[[Verifier], Verifier]
+
+    def __call__(self, seed: int, options: MethodOptions) -> Verifier:
+        return self.wrapper(self.factory(seed, options))
 
 
 def key_options(spec: MethodSpec, options: MethodOptions) -> dict:

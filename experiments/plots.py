@@ -4,7 +4,7 @@
   figure per (dataset, protocol, setting), seeds pooled.
 - Rank@k curves: mean ``rank@k`` against k, one line per method.
 - Accuracy (Rank@1) against the number of authors, for settings with an ``n_authors`` key.
-- With vs without masking: bars of the headline metric for settings with a ``masking`` key.
+- With vs without masking: bars of the headline metric where some cells ran with a masking.
 """
 
 from __future__ import annotations
@@ -152,19 +152,22 @@ def rank_vs_authors(summary: pd.DataFrame, plot_dir: Path, metric: str = "rank@1
 
 def masking_bars(summary: pd.DataFrame, plot_dir: Path,
                  metrics: tuple[str, ...] = ("overall", "auc", "accuracy")) -> list[Path]:
-    """Bars with vs without masking (setting key ``masking``) per split and method."""
+    """Bars with vs without masking (setting key ``masking``; a setting without it is the
+    unmasked run, ``none``) per split and method, for each dataset and protocol that has
+    masked results."""
     settings = summary["setting"].map(json.loads)
-    has_mask = settings.map(lambda s: "masking" in s)
-    part = summary[has_mask]
+    masked = summary.assign(masking=settings.map(lambda s: str(s.get("masking", "none"))),
+                            split=settings.map(lambda s: _setting_text(json.dumps(
+                                {k: v for k, v in s.items() if k != "masking"},
+                                sort_keys=True))))
+    with_mask = masked.groupby(["dataset", "protocol"])["masking"].transform(
+        lambda m: (m != "none").any())
+    part = masked[with_mask]
     metric = next((m for m in metrics if (part["metric"] == m).any()), None)
     if part.empty or metric is None:
-        log.info("masking bars skipped: no setting with a masking key")
+        log.info("masking bars skipped: no masked results")
         return []
     part = part[part["metric"] == metric]
-    st = part["setting"].map(json.loads)
-    part = part.assign(masking=st.map(lambda s: str(s["masking"])),
-                       split=st.map(lambda s: _setting_text(json.dumps(
-                           {k: v for k, v in s.items() if k != "masking"}, sort_keys=True))))
     plt = _pyplot()
     paths = []
     for (ds, proto), p in part.groupby(["dataset", "protocol"]):

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from experiments.runner import CellStore
+from stylo.metrics.aggregate import mean_std
 
 __all__ = ["HEADLINE_METRICS", "PUBLISHED_DIR", "collect", "leaderboard", "load_published",
            "manifest", "replicates", "summarise", "write_report", "write_tables"]
@@ -26,6 +27,7 @@ __all__ = ["HEADLINE_METRICS", "PUBLISHED_DIR", "collect", "leaderboard", "load_
 REPO_ROOT = Path(__file__).resolve().parents[1]
 PUBLISHED_DIR = REPO_ROOT / "data" / "published"
 
+_SUMMARY_KEYS = ["dataset", "protocol", "setting", "method", "metric"]
 TABLE_COLUMNS = ["dataset", "protocol", "setting", "method", "seed", "group", "metric", "value",
                  "n", "runtime", "key"]
 
@@ -52,8 +54,11 @@ def collect(out_dir: str | Path, keys: set[str] | None = None
     rows, failures = [], []
     for rec in CellStore(out_dir).records(keys):
         spec = rec["spec"]
+        # a masking shows as a setting key, so tables and plots compare with and without it
+        setting = {**spec["setting"], **({"masking": spec["masking"]} if "masking" in spec
+                                         else {})}
         base = {"dataset": spec["dataset"], "protocol": spec["protocol"],
-                "setting": json.dumps(spec["setting"], sort_keys=True),
+                "setting": json.dumps(setting, sort_keys=True),
                 "method": spec["method"], "seed": spec["seed"], "key": rec["key"]}
         if rec.get("status") != "ok":
             failures.append({**base, "error": rec.get("error", ""),
@@ -116,28 +121,24 @@ def replicates(table: pd.DataFrame) -> pd.DataFrame:
     return table[~(has_groups & (table["group"] == "all"))]
 
 
+def _mean_std(table: pd.DataFrame, percent: bool = False) -> pd.DataFrame:
+    return mean_std(replicates(table), over=["seed", "group"], by=_SUMMARY_KEYS, ddof=1,
+                    percent=percent, digits=1 if percent else 3)
+
+
 def summarise(table: pd.DataFrame) -> pd.DataFrame:
     """Mean, std (sample, ddof=1; NaN for one replicate) and count of each metric over the
-    replicates (groups and seeds) of every dataset x protocol x setting x method."""
-    keys = ["dataset", "protocol", "setting", "method", "metric"]
+    replicates (groups and seeds) of every dataset x protocol x setting x method, computed by
+    :func:`stylo.metrics.aggregate.mean_std`."""
     if table.empty:
-        return pd.DataFrame(columns=[*keys, "mean", "std", "count"])
-    reps = replicates(table)
-    g = reps.groupby(keys, sort=True)["value"]
-    out = pd.DataFrame({"mean": g.mean(), "std": g.std(ddof=1), "count": g.size()})
-    return out.reset_index()[[*keys, "mean", "std", "count"]]
+        return pd.DataFrame(columns=[*_SUMMARY_KEYS, "mean", "std", "count"])
+    out = _mean_std(table).rename(columns={"n": "count"})
+    return out[[*_SUMMARY_KEYS, "mean", "std", "count"]]
 
 
 def _setting_label(setting: str) -> str:
     s = json.loads(setting)
     return ", ".join(f"{k}={v}" for k, v in s.items()) or "-"
-
-
-def _fmt(mean: float, std: float, percent: bool) -> str:
-    scale, digits = (100.0, 1) if percent else (1.0, 3)
-    if np.isnan(std):
-        return f"{scale * mean:.{digits}f}"
-    return f"{scale * mean:.{digits}f} ± {scale * std:.{digits}f}"
 
 
 def _markdown(frame: pd.DataFrame) -> str:
@@ -148,18 +149,17 @@ def _markdown(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def protocol_tables(summary: pd.DataFrame) -> dict[str, str]:
-    """Markdown table per protocol: rows dataset x setting x method, columns headline metrics."""
+def protocol_tables(table: pd.DataFrame) -> dict[str, str]:
+    """Markdown table per protocol: rows dataset x setting x method, columns its headline
+    metrics as mean ± std (percent for AIDBench protocols)."""
     out = {}
-    for proto, part in summary.groupby("protocol", sort=True):
+    for proto, rows in table.groupby("protocol", sort=True):
+        part = _mean_std(rows, percent=proto in PERCENT_PROTOCOLS)
         wanted = HEADLINE_METRICS.get(proto)
         metrics = [m for m in (wanted or sorted(part["metric"].unique()))
                    if m in set(part["metric"])]
-        percent = proto in PERCENT_PROTOCOLS
-        part = part.assign(cell=[_fmt(m, s, percent)
-                                 for m, s in zip(part["mean"], part["std"], strict=True)])
         wide = part.pivot_table(index=["dataset", "setting", "method"], columns="metric",
-                                values="cell", aggfunc="first").reset_index()
+                                values="formatted", aggfunc="first").reset_index()
         wide["setting"] = wide["setting"].map(_setting_label)
         out[proto] = _markdown(wide[["dataset", "setting", "method", *metrics]])
     return out
@@ -251,7 +251,7 @@ def write_report(out_dir: str | Path, table: pd.DataFrame, failures: pd.DataFram
               "`verified`: closed form = recomputed exactly, measured = run on this platform, "
               "quoted = copied from the cited paper as given in the project's issues).", "",
               _leaderboard_markdown(leaderboard(summary, published)), ""]
-    for proto, md in protocol_tables(summary).items():
+    for proto, md in protocol_tables(table).items():
         lines += [f"## {proto}", "", md, ""]
     if len(failures):
         lines += ["## Failed cells", ""]

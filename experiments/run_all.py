@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from experiments.grid import DatasetSpec, GridSpec, expand, full_grid, quick_grid
-from experiments.methods import METHODS, MethodOptions, MethodSpec
+from experiments.methods import MASKINGS, METHODS, MethodOptions, MethodSpec
 from experiments.plots import make_plots
 from experiments.report import collect, manifest, write_report, write_tables
 from experiments.runner import machine, run
@@ -86,9 +86,9 @@ def _grid(args, restrictions_from: GridSpec) -> GridSpec:
 
 def main(argv: Sequence[str] | None = None, *, protocols: Mapping | None = None,
          loader: Callable | None = None, methods: Mapping[str, MethodSpec] | None = None,
-         grid: GridSpec | None = None) -> int:
-    """Run the benchmark; ``protocols``, ``loader``, ``methods`` and ``grid`` replace the
-    registered ones (tests use this with small stand-ins)."""
+         maskings: Mapping[str, Callable] | None = None, grid: GridSpec | None = None) -> int:
+    """Run the benchmark; ``protocols``, ``loader``, ``methods``, ``maskings`` and ``grid``
+    replace the registered ones (tests use this with small stand-ins)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
     started = datetime.now(timezone.utc).isoformat()
@@ -97,12 +97,14 @@ def main(argv: Sequence[str] | None = None, *, protocols: Mapping | None = None,
         return 2
     loader = _default_loader() if loader is None else loader
     methods = METHODS if methods is None else methods
+    maskings = MASKINGS if maskings is None else maskings
     options = MethodOptions(llm_base_url=args.llm_base_url, llm_model=args.llm_model,
                             cache_dir=args.cache_dir, n_jobs=1)
     if grid is None:
         grid = _grid(args, full_grid(args.seed))
     try:
-        expansion = expand(grid, protocols, loader, options=options, methods=methods)
+        expansion = expand(grid, protocols, loader, options=options, methods=methods,
+                           maskings=maskings)
     except ValueError as exc:
         print(f"run_all: {exc}", file=sys.stderr)
         return 2
@@ -114,7 +116,7 @@ def main(argv: Sequence[str] | None = None, *, protocols: Mapping | None = None,
         summary = run(expansion.cells, out, protocols=protocols, loader=loader, methods=methods,
                       options=options, backend=args.backend, n_jobs=args.n_jobs,
                       scheduler=args.scheduler, max_cells=args.max_cells,
-                      progress=not args.no_progress)
+                      progress=not args.no_progress, maskings=maskings)
     except KeyboardInterrupt:
         print("run_all: interrupted; finished cells are stored, rerun the same command to "
               "resume", file=sys.stderr)

@@ -32,7 +32,14 @@ from typing import Callable, Iterable, Mapping
 import pandas as pd
 
 from experiments.grid import Cell, configured, normalise
-from experiments.methods import DEFAULT_OPTIONS, METHODS, MethodOptions, MethodSpec
+from experiments.methods import (
+    DEFAULT_OPTIONS,
+    MASKINGS,
+    METHODS,
+    Masked,
+    MethodOptions,
+    MethodSpec,
+)
 
 __all__ = ["CellStore", "RunSummary", "execute_cell", "run", "write_atomic"]
 
@@ -273,10 +280,12 @@ def _dask_results(payloads: list[tuple], n_jobs: int, scheduler: str | None) -> 
 def run(cells: list[Cell], out_dir: str | Path, *, protocols: Mapping, loader: Callable,
         methods: Mapping[str, MethodSpec] = METHODS, options: MethodOptions = DEFAULT_OPTIONS,
         backend: str = "loky", n_jobs: int = 1, scheduler: str | None = None,
-        max_cells: int | None = None, progress: bool = True) -> RunSummary:
+        max_cells: int | None = None, progress: bool = True,
+        maskings: Mapping[str, Callable] = MASKINGS) -> RunSummary:
     """Compute every cell not already stored ``ok`` under ``out_dir`` and store it.
 
-    ``protocols`` maps names to protocol objects, ``methods`` names to MethodSpecs;
+    ``protocols`` maps names to protocol objects, ``methods`` names to MethodSpecs,
+    ``maskings`` names to verifier wrappers;
     ``loader(name, **load)`` loads a dataset. ``max_cells`` stops after that many cells (a
     rerun continues). KeyboardInterrupt stops the run; finished cells stay stored.
     """
@@ -299,7 +308,10 @@ def run(cells: list[Cell], out_dir: str | Path, *, protocols: Mapping, loader: C
         pkey = c.task_key[2:4]
         if pkey not in instances:
             instances[pkey] = configured(protocols, c.protocol, c.protocol_params)
-        payloads.append((c, instances[pkey], methods[c.method].factory, loader, options))
+        factory = methods[c.method].factory
+        if c.masking is not None:
+            factory = Masked(factory, maskings[c.masking])
+        payloads.append((c, instances[pkey], factory, loader, options))
     computed = failed = 0
     if payloads:
         results = (_dask_results(payloads, n_jobs, scheduler) if backend == "dask"

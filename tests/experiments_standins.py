@@ -14,6 +14,7 @@ import pandas as pd
 from sklearn.base import clone
 from sklearn.metrics import roc_auc_score
 
+from baselines.base import Verifier
 from stylo.corpus import Corpus
 from stylo.datasets import DatasetNotAvailable
 
@@ -149,3 +150,21 @@ class InterruptingVerification(ToyVerification):
         if self.calls > self.after:
             raise KeyboardInterrupt
         return super().evaluate(method, task)
+
+
+class UpperCased(Verifier):
+    """A stand-in masking: the wrapped verifier sees upper-cased texts."""
+
+    def __init__(self, inner=None):
+        self.inner = inner
+
+    @property
+    def requires_fit(self) -> bool:
+        return getattr(self.inner, "requires_fit", True)
+
+    def _fit_impl(self, X, y) -> None:
+        self.inner_ = clone(self.inner).fit(X)
+
+    def _score_impl(self, texts_a, texts_b):
+        return self.inner_.score_pairs([t.upper() for t in texts_a],
+                                       [t.upper() for t in texts_b])

@@ -5,7 +5,7 @@ from math import comb
 
 import pandas as pd
 import pytest
-from experiments_standins import ToyRanking, ToyVerification, toy_loader
+from experiments_standins import ToyRanking, ToyVerification, UpperCased, toy_loader
 
 from experiments.grid import DatasetSpec, GridSpec, expand
 from experiments.plots import make_plots, masking_bars
@@ -49,7 +49,7 @@ def test_table_is_tidy_and_summary_is_mean_std_over_groups_and_seeds(finished_ru
     # a protocol without groups: its "all" rows (one per seed) are the replicates
     auc = summary[(summary["metric"] == "auc") & (summary["setting"] == '{"mix": "half"}')]
     assert auc["count"].tolist() == [2]
-    tables = protocol_tables(summary)
+    tables = protocol_tables(table)
     assert "rank@1" in tables["toy_ranking"] and "± " in tables["toy_ranking"]
 
 
@@ -112,3 +112,24 @@ def test_masking_bars_drawn_only_with_masking_settings(tmp_path):
         {**base, "setting": '{"masking": "ne", "split": "closed"}', "mean": 0.7}])
     (path,) = masking_bars(summary, tmp_path)
     assert path.is_file()
+
+
+def test_masking_cells_show_as_a_setting_and_get_bars(tmp_path):
+    grid = GridSpec(datasets=[DatasetSpec("toy")], seeds=[0], maskings=["upper"],
+                    masking_protocols=["toy_verification"])
+    maskings = {"upper": UpperCased}
+    cells = expand(grid, PROTOCOLS, toy_loader, maskings=maskings).cells
+    plain = expand(GridSpec(datasets=[DatasetSpec("toy")], seeds=[0]), PROTOCOLS,
+                   toy_loader).cells
+    # one masked cell beside each toy_verification cell; unmasked keys are unchanged
+    assert len(cells) == len(plain) + 2
+    assert {c.key for c in plain} < {c.key for c in cells}
+    run(cells, tmp_path, protocols=PROTOCOLS, loader=toy_loader, maskings=maskings,
+        progress=False)
+    table, failures = collect(tmp_path)
+    assert failures.empty
+    auc = table[(table["metric"] == "auc") & table["setting"].str.contains('"mix": "half"')]
+    assert sorted(auc["setting"]) == ['{"masking": "upper", "mix": "half"}', '{"mix": "half"}']
+    assert auc["value"].nunique() == 2  # the masked verifier saw other texts
+    (path,) = masking_bars(summarise(table), tmp_path / "plots")
+    assert path.name.startswith("masking__toy__toy_verification")
