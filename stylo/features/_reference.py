@@ -65,3 +65,49 @@ def count_matrix(docs: list[str], analyzer: str, min_n: int, max_n: int):
         for t, v in c.items():
             X[r, col[t]] = v
     return X, names
+
+
+def row_similarity(x, y, kind: str) -> float:
+    """One pair of dense rows: "minmax" (Ruzicka similarity, 0 for two zero rows), "cosine"
+    (similarity, 0 if a row is zero) or "manhattan" (L1 distance)."""
+    x = [float(v) for v in x]
+    y = [float(v) for v in y]
+    if kind == "minmax":
+        num = sum(min(a, b) for a, b in zip(x, y, strict=True))
+        den = sum(max(a, b) for a, b in zip(x, y, strict=True))
+        return num / den if den > 0 else 0.0
+    if kind == "cosine":
+        nx = sum(a * a for a in x) ** 0.5
+        ny = sum(b * b for b in y) ** 0.5
+        dot = sum(a * b for a, b in zip(x, y, strict=True))
+        return dot / (nx * ny) if nx > 0 and ny > 0 else 0.0
+    return sum(abs(a - b) for a, b in zip(x, y, strict=True))
+
+
+def delta(z1, z2, kind: str) -> float:
+    """Burrows / cosine / Eder Delta between two z-score vectors (columns in rank order)."""
+    k = len(z1)
+    if kind == "burrows":
+        return sum(abs(a - b) for a, b in zip(z1, z2, strict=True)) / k
+    if kind == "eder":
+        return sum(abs(a - b) * (k - r) / k
+                   for r, (a, b) in enumerate(zip(z1, z2, strict=True))) / k
+    return 1.0 - row_similarity(z1, z2, "cosine")
+
+
+def z_scores(counts, reference, max_features, ddof=1):
+    """Delta z-scores of ``counts`` rows from a dense reference count matrix."""
+    def rel(M):
+        out = []
+        for row in M:
+            s = float(sum(row))
+            out.append([v / s if s > 0 else 0.0 for v in row])
+        return out
+    R = rel(reference)
+    n = len(R)
+    means = [sum(r[j] for r in R) / n for j in range(len(R[0]))]
+    cols = sorted(range(len(means)), key=lambda j: (-means[j], j))[:max_features]
+    mu = [means[j] for j in cols]
+    sd = [(sum((r[j] - means[j]) ** 2 for r in R) / (n - ddof)) ** 0.5 for j in cols]
+    return [[(row[j] - m) / s if s > 0 else 0.0 for j, m, s in zip(cols, mu, sd, strict=True)]
+            for row in rel(counts)]
