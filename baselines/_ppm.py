@@ -11,7 +11,7 @@ under the model of X is the mean of -log2 p over the characters of Y, in bits pe
 
 The fast kernel gives every substring of length 1..order+1 of X and Y an exact integer id (a
 hash table on exact keys, so no collision can merge two substrings), counts ids over X and
-looks them up for Y, both directions in one pass over a pair; pairs run in parallel.
+looks them up for Y, both directions in one pass over a pair; batches of pairs run in threads.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from collections import defaultdict
 
 import numba
 import numpy as np
+from joblib import Parallel, delayed, effective_n_jobs
 
 __all__ = ["ppm_cross_entropy_reference", "ppm_cross_entropies", "encode_texts"]
 
@@ -148,11 +149,11 @@ def _cross_entropy(ids: np.ndarray, m0: int, m1: int, q0: int, q1: int, order: i
     return bits / (q1 - q0)
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True, nogil=True)
 def _pairs_kernel(codes_a, off_a, codes_b, off_b, order, alphabet_size):
     n = off_a.shape[0] - 1
     out = np.empty((n, 2), dtype=np.float64)
-    for p in numba.prange(n):
+    for p in range(n):
         a = codes_a[off_a[p]:off_a[p + 1]]
         b = codes_b[off_b[p]:off_b[p + 1]]
         la, lb = a.shape[0], b.shape[0]
@@ -169,14 +170,30 @@ def _pairs_kernel(codes_a, off_a, codes_b, off_b, order, alphabet_size):
     return out
 
 
+def _run_batch(texts_a, texts_b, order, alphabet_size):
+    codes_a, off_a = encode_texts(texts_a)
+    codes_b, off_b = encode_texts(texts_b)
+    return _pairs_kernel(codes_a, off_a, codes_b, off_b, order, alphabet_size)
+
+
 def ppm_cross_entropies(texts_a: list[str], texts_b: list[str], order: int = 5,
-                        alphabet_size: int = 256) -> np.ndarray:
+                        alphabet_size: int = 256, n_jobs: int = 1) -> np.ndarray:
     """(n, 2) bits per character: column 0 is b[i] under the model of a[i], column 1 is a[i]
-    under the model of b[i]. NaN where either text is empty."""
+    under the model of b[i]. NaN where either text is empty. ``n_jobs`` threads (the kernel
+    releases the GIL)."""
     if len(texts_a) != len(texts_b):
         raise ValueError(f"{len(texts_a)} texts_a but {len(texts_b)} texts_b")
     if order < 0 or alphabet_size < 1:
         raise ValueError(f"need order >= 0 and alphabet_size >= 1, got {order}, {alphabet_size}")
-    codes_a, off_a = encode_texts(texts_a)
-    codes_b, off_b = encode_texts(texts_b)
-    return _pairs_kernel(codes_a, off_a, codes_b, off_b, int(order), int(alphabet_size))
+    n = len(texts_a)
+    k = max(1, min(n, 4 * effective_n_jobs(n_jobs)))
+    if k == 1:
+        return _run_batch(list(texts_a), list(texts_b), int(order), int(alphabet_size))
+    # round-robin batches balance long and short pairs across threads
+    parts = Parallel(n_jobs=n_jobs, prefer="threads")(
+        delayed(_run_batch)(list(texts_a[i::k]), list(texts_b[i::k]), int(order),
+                            int(alphabet_size)) for i in range(k))
+    out = np.empty((n, 2), dtype=np.float64)
+    for i, part in enumerate(parts):
+        out[i::k] = part
+    return out

@@ -84,12 +84,12 @@ def compression_measures(texts_a: list[str], texts_b: list[str], measure: str = 
 
     For ``"ppm"`` and ``"xent"`` d1 is about B given A and d2 about A given B; for ``"ncd"``
     and ``"cdm"`` d1 uses the concatenation A+B and d2 uses B+A. zstd measures run in
-    ``n_jobs`` threads (zstandard releases the GIL); PPM runs in Numba's threads.
+    ``n_jobs`` threads (zstandard and the PPM kernel release the GIL).
     """
     if measure not in MEASURES:
         raise ValueError(f"unknown measure {measure!r}; choose from {MEASURES}")
     if measure == "ppm":
-        return ppm_cross_entropies(list(texts_a), list(texts_b), order=ppm_order)
+        return ppm_cross_entropies(list(texts_a), list(texts_b), order=ppm_order, n_jobs=n_jobs)
     n = len(texts_a)
     if n == 0:
         return np.empty((0, 2), dtype=np.float64)
@@ -122,7 +122,7 @@ class CompressionVerifier(Verifier):
     standardize : z-score the two features before the logistic regression. zstd measures
         vary by hundredths, too little for an unscaled, L2-regularised logistic regression to
         leave 0.5; PAN's PPM baseline does not scale (``"auto"``: scale all but ``"ppm"``).
-    n_jobs : threads for the zstd measures.
+    n_jobs : threads (joblib's convention: -1 = all cores).
     n_pairs, random_state : training pairs drawn when fitted on a Corpus.
 
     Fitted attributes: ``model_`` (the LogisticRegression, after a StandardScaler if scaled).

@@ -68,8 +68,11 @@ class CharNgramCosine(Verifier):
         self.vectorizer_ = _char_tfidf(self.ngram_size, self.max_features).fit(texts)
 
     def _score_impl(self, texts_a, texts_b):
-        sims = _paired_cosine(self.vectorizer_.transform(texts_a),
-                              self.vectorizer_.transform(texts_b))
+        # PAN test sets reuse texts (PAN14 en_novels shares unknowns): vectorise each once
+        unique = list(dict.fromkeys(texts_a + texts_b))
+        rows = {t: i for i, t in enumerate(unique)}
+        x = self.vectorizer_.transform(unique)
+        sims = _paired_cosine(x[[rows[t] for t in texts_a]], x[[rows[t] for t in texts_b]])
         bad = ~np.isfinite(sims)
         if bad.any():
             warnings.warn(f"{type(self).__name__}: {int(bad.sum())} pair(s) with a text that "

@@ -11,6 +11,7 @@ import importlib
 from dataclasses import dataclass, field
 
 import pandas as pd
+from sklearn.base import BaseEstimator, clone
 
 from baselines.base import Verifier
 
@@ -29,7 +30,10 @@ _REGISTRY: dict[str, MethodSpec] = {}
 
 
 def register(name: str, target: str, description: str, **params) -> None:
-    """Register ``name`` -> ``target`` (``"module:Class"``) built with ``params``."""
+    """Register ``name`` -> ``target`` (``"module:Class"``) built with ``params``.
+
+    An estimator among ``params`` (e.g. the inner verifier of a wrapper) is cloned for every
+    instance :func:`make` builds."""
     if name in _REGISTRY:
         raise ValueError(f"method {name!r} is already registered")
     if ":" not in target:
@@ -49,13 +53,15 @@ def method_table() -> pd.DataFrame:
 
 
 def make(name: str, seed: int | None = None) -> Verifier:
-    """A fresh, unfitted instance of method ``name``; ``seed`` sets its ``random_state``."""
+    """A fresh, unfitted instance of method ``name``; ``seed`` sets its ``random_state`` (the
+    outer estimator's: a wrapper passes it on where it draws anything itself)."""
     if name not in _REGISTRY:
         raise KeyError(f"unknown method {name!r}; registered: {methods()}")
     spec = _REGISTRY[name]
     module, _, cls_name = spec.target.partition(":")
     cls = getattr(importlib.import_module(module), cls_name)
-    est = cls(**spec.params)
+    est = cls(**{k: clone(v) if isinstance(v, BaseEstimator) else v
+                 for k, v in spec.params.items()})
     if seed is not None and "random_state" in est.get_params():
         est.set_params(random_state=int(seed))
     return est
@@ -74,3 +80,16 @@ register("cdm", "baselines.compression:CompressionVerifier",
 register("zstd-xent", "baselines.compression:CompressionVerifier",
          "zstd dictionary cross-entropy, both directions, logistic on [mean, |diff|]",
          measure="xent")
+
+
+def _compression(measure: str):
+    from baselines.compression import CompressionVerifier
+    return CompressionVerifier(measure)
+
+
+# methods-b: one line each, e.g.
+# register("impostors", "baselines.impostors:GeneralImpostors", "General Impostors ...")
+for _name, _measure in (("ppm", "ppm"), ("ncd", "ncd"), ("cdm", "cdm"), ("zstd-xent", "xent")):
+    register(f"{_name}-cal", "baselines.calibration:Calibrated",
+             f"{_name} + Platt scaling and a grey zone fitted for PAN overall (pan21)",
+             verifier=_compression(_measure))
