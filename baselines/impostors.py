@@ -120,12 +120,12 @@ def _minmax_rows_reference(indptr, indices, data, n_features, q_rows, x_rows):
 
 
 @numba.njit(cache=True, parallel=True)
-def _impostor_wins(indptr, indices, data, n_features, q_rows, t_rows, cand, mask_t, picks,
+def _impostor_wins(indptr, indices, data, n_features, q_rows, t_rows, cand, mask, picks,
                    sums):
     """Iterations in which each query is closer to its target than to every sampled impostor.
 
-    ``q_rows``/``t_rows`` (n_prob,) and ``cand`` (n_prob, k) are CSR row numbers; ``mask_t``
-    (n_features, n_iter) holds 0/1 feature masks; ``picks`` (n_iter, m) are positions in
+    ``q_rows``/``t_rows`` (n_prob,) and ``cand`` (n_prob, k) are CSR row numbers; ``mask``
+    (n_iter, n_features) holds uint8 0/1 feature masks; ``picks`` (n_iter, m) are positions in
     ``cand``; ``sums`` (n_rows, n_iter) are the masked row sums. Returns int64 (n_prob,).
     """
     n_prob, k = cand.shape
@@ -136,27 +136,42 @@ def _impostor_wins(indptr, indices, data, n_features, q_rows, t_rows, cand, mask
         dense = np.zeros(n_features)
         for j in range(indptr[q], indptr[q + 1]):
             dense[indices[j]] = data[j]
-        # masked sum of min(q, x) for the target (slot 0) and each candidate
-        mins = np.zeros((k + 1, n_iter))
+        # shared features of the query with the target (slot 0) and each candidate, with
+        # min(q, x) there: each iteration then only walks the slots it uses
+        size = indptr[t_rows[p] + 1] - indptr[t_rows[p]]
+        for c in range(k):
+            size += indptr[cand[p, c] + 1] - indptr[cand[p, c]]
+        feats = np.empty(size, dtype=np.int64)
+        mins = np.empty(size)
+        start = np.zeros(k + 2, dtype=np.int64)
+        pos = 0
         for c in range(k + 1):
             x = t_rows[p] if c == 0 else cand[p, c - 1]
             for j in range(indptr[x], indptr[x + 1]):
                 w = dense[indices[j]]
                 if w > 0.0:
                     v = data[j]
-                    mn = v if v < w else w
-                    f = indices[j]
-                    for it in range(n_iter):
-                        mins[c, it] += mn * mask_t[f, it]
+                    feats[pos] = indices[j]
+                    mins[pos] = v if v < w else w
+                    pos += 1
+            start[c + 1] = pos
         for it in range(n_iter):
-            den = sums[q, it] + sums[t_rows[p], it] - mins[0, it]
-            target = mins[0, it] / den if den > 0.0 else 0.0
+            t = t_rows[p]
+            shared = 0.0
+            for j in range(start[0], start[1]):
+                if mask[it, feats[j]]:
+                    shared += mins[j]
+            den = sums[q, it] + sums[t, it] - shared
+            target = shared / den if den > 0.0 else 0.0
             best = -1.0
             for s in range(m):
                 c = picks[it, s]
-                x = cand[p, c]
-                den = sums[q, it] + sums[x, it] - mins[c + 1, it]
-                sim = mins[c + 1, it] / den if den > 0.0 else 0.0
+                shared = 0.0
+                for j in range(start[c + 1], start[c + 2]):
+                    if mask[it, feats[j]]:
+                        shared += mins[j]
+                den = sums[q, it] + sums[cand[p, c], it] - shared
+                sim = shared / den if den > 0.0 else 0.0
                 if sim > best:
                     best = sim
             if target > best:
@@ -164,7 +179,7 @@ def _impostor_wins(indptr, indices, data, n_features, q_rows, t_rows, cand, mask
     return wins
 
 
-def _impostor_wins_reference(indptr, indices, data, n_features, q_rows, t_rows, cand, mask_t,
+def _impostor_wins_reference(indptr, indices, data, n_features, q_rows, t_rows, cand, mask,
                              picks, sums):
     def masked_min_sum(q, x, it):
         qd = {int(f): v for f, v in zip(indices[indptr[q]:indptr[q + 1]],
@@ -173,7 +188,7 @@ def _impostor_wins_reference(indptr, indices, data, n_features, q_rows, t_rows, 
         for j in range(indptr[x], indptr[x + 1]):
             w = qd.get(int(indices[j]), 0.0)
             if w > 0.0:
-                total += min(data[j], w) * mask_t[indices[j], it]
+                total += min(data[j], w) * mask[it, indices[j]]
         return total
 
     def sim(q, x, it):
@@ -338,13 +353,14 @@ class GeneralImpostors(Verifier):
                rows.shape[1])
         pool_rows = np.arange(n_pool, dtype=np.int64)
         wins = np.zeros(n_prob)
+        mask = np.ascontiguousarray(mask_t.T, dtype=np.uint8)
         with _threads(self.n_jobs):
             sums = _masked_sums(csr[0], csr[1], csr[2], mask_t)
             for q_rows, t_rows in ((unknown_rows, profile_rows), (profile_rows, unknown_rows)):
                 sim = _minmax_rows(*csr, q_rows, pool_rows)
                 sim[~eligible] = -1.0
                 cand = np.argsort(-sim, axis=1, kind="stable")[:, :k].astype(np.int64)
-                wins += _impostor_wins(*csr, q_rows, t_rows, cand, mask_t, picks, sums)
+                wins += _impostor_wins(*csr, q_rows, t_rows, cand, mask, picks, sums)
         return wins / (2.0 * self.n_iter)
 
     def _frequencies(self, texts: list[str]) -> sp.csr_matrix:

@@ -95,9 +95,10 @@ def test_kernels_agree_with_references_exactly(inputs):
     x_rows = np.arange(len(csr[0]) - 1, dtype=np.int64)
     np.testing.assert_array_equal(_minmax_rows(*csr, q_rows, x_rows),
                                   _minmax_rows_reference(*csr, q_rows, x_rows))
+    mask = mask_t.T.astype(np.uint8)
     np.testing.assert_array_equal(
-        _impostor_wins(*csr, q_rows, t_rows, cand, mask_t, picks, sums),
-        _impostor_wins_reference(*csr, q_rows, t_rows, cand, mask_t, picks, sums))
+        _impostor_wins(*csr, q_rows, t_rows, cand, mask, picks, sums),
+        _impostor_wins_reference(*csr, q_rows, t_rows, cand, mask, picks, sums))
 
 
 def test_minmax_of_known_vectors():
@@ -114,8 +115,8 @@ def test_target_identical_to_query_always_wins():
     csr = (rows.indptr.astype(np.int64), rows.indices.astype(np.int64), rows.data, 4)
     mask_t = np.ones((4, 3))
     sums = _masked_sums(csr[0], csr[1], csr[2], mask_t)
-    wins = _impostor_wins(*csr, np.array([0]), np.array([1]), np.array([[2, 3]]), mask_t,
-                          np.array([[0, 1]] * 3), sums)
+    wins = _impostor_wins(*csr, np.array([0]), np.array([1]), np.array([[2, 3]]),
+                          mask_t.T.astype(np.uint8), np.array([[0, 1]] * 3), sums)
     assert wins.tolist() == [3]
 
 
