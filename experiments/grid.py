@@ -1,0 +1,247 @@
+"""The experiment grid: datasets x protocols x settings x methods x seeds, as a list of cells.
+
+A :class:`GridSpec` is declarative: which datasets (with their load options), which protocols
+(optionally restricted to some datasets), which methods and seeds. :func:`expand` turns it into
+:class:`Cell` objects by loading each dataset once and asking each protocol whether it applies and
+which settings it offers. Every cell has a stable key, the hash of its JSON-normalised spec, so a
+result on disk is found again by any later run of the same cell.
+
+Quick runs shrink sample sizes through ``protocol_params``: constructor arguments of a
+registered protocol's class (e.g. ``{"n_groups": 2}`` for one-to-many); the protocol is rebuilt
+with them and they are part of the cell key, so quick and full results never mix.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+from experiments.methods import (
+    DEFAULT_OPTIONS,
+    MASKINGS,
+    METHODS,
+    MethodOptions,
+    MethodSpec,
+    available_methods,
+    key_options,
+)
+
+__all__ = ["Cell", "DatasetSpec", "Expansion", "GridSpec", "cell_key", "configured", "expand",
+           "full_grid", "normalise", "quick_grid"]
+
+#: bump when the meaning of a stored cell changes, so old results are not reused
+SPEC_VERSION = 1
+
+
+def normalise(obj):
+    """``obj`` as plain JSON types (tuples -> lists, numpy scalars -> Python), keys sorted."""
+    def default(o):
+        if hasattr(o, "item"):
+            return o.item()
+        if isinstance(o, (set, frozenset)):
+            return sorted(o)
+        raise TypeError(f"{type(o).__name__} is not JSON-serialisable: {o!r}")
+    return json.loads(json.dumps(obj, default=default, sort_keys=True))
+
+
+def cell_key(spec: Mapping) -> str:
+    """Stable 20-hex-digit key of a cell spec: SHA-256 of its canonical JSON."""
+    text = json.dumps(normalise(dict(spec)), sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """A dataset name for ``stylo.datasets.load`` and the options to load it with."""
+
+    name: str
+    load: Mapping = field(default_factory=dict)
+
+    def label(self) -> str:
+        if not self.load:
+            return self.name
+        opts = ",".join(f"{k}={v}" for k, v in sorted(self.load.items()))
+        return f"{self.name}[{opts}]"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One unit of work: one method on one sampled task of one protocol setting."""
+
+    dataset: str
+    load: Mapping
+    protocol: str
+    setting: Mapping
+    method: str
+    method_options: Mapping
+    seed: int
+    protocol_params: Mapping = field(default_factory=dict)
+    masking: str | None = None
+
+    def spec(self) -> dict:
+        spec = {"v": SPEC_VERSION, "dataset": self.dataset, "load": dict(self.load),
+                "protocol": self.protocol, "protocol_params": dict(self.protocol_params),
+                "setting": dict(self.setting), "method": self.method,
+                "method_options": dict(self.method_options), "seed": int(self.seed)}
+        if self.masking is not None:  # absent when unmasked, so those keys never change
+            spec["masking"] = self.masking
+        return normalise(spec)
+
+    @property
+    def key(self) -> str:
+        return cell_key(self.spec())
+
+    @property
+    def task_key(self) -> tuple:
+        """Cells with equal task keys share one sampled task (only the method differs)."""
+        return (self.dataset, json.dumps(normalise(dict(self.load)), sort_keys=True),
+                self.protocol, json.dumps(normalise(dict(self.protocol_params)), sort_keys=True),
+                json.dumps(normalise(dict(self.setting)), sort_keys=True), int(self.seed))
+
+
+@dataclass
+class GridSpec:
+    """What to run.
+
+    ``protocols``: names to run (``None``: every registered protocol). ``protocol_datasets``
+    restricts a protocol to some dataset names. ``methods``: names in the method registry
+    (``None``: every method available with the run's options). ``max_settings`` keeps the
+    first settings of each (dataset, protocol); ``protocol_params`` maps a protocol name to
+    constructor arguments (see the module docstring).
+    """
+
+    datasets: list[DatasetSpec]
+    seeds: list[int]
+    protocols: list[str] | None = None
+    methods: list[str] | None = None
+    protocol_datasets: dict[str, list[str]] = field(default_factory=dict)
+    max_settings: int | None = None
+    protocol_params: dict[str, dict] = field(default_factory=dict)
+    maskings: list[str] = field(default_factory=list)
+    masking_protocols: list[str] = field(default_factory=lambda: ["rethinking_av"])
+
+
+# The corpora of the seeds' tables. Names absent on a machine are reported and skipped.
+_CORPORA = ["imdb62", "enron", "blog", "guardian", "mlpapers", "federalist"]
+_PAN_AV = ["pan13_av_en", "pan14_av/du_essays", "pan14_av/du_reviews", "pan14_av/en_essays",
+           "pan14_av/en_novels", "pan14_av/gr_articles", "pan14_av/sp_articles", "pan15_av_en"]
+_CDAA = ["pan18_cdaa", "pan19_cdaa"]
+
+_FULL_PROTOCOL_DATASETS = {
+    "aidbench_one_to_many": ["mlpapers", "blog", "enron"],
+    "pan_verification": _PAN_AV,
+    "cdaa_attribution": _CDAA,
+}
+
+# one small dataset per protocol; a protocol not listed runs nowhere in a quick run
+_QUICK = {
+    "aidbench_one_to_one": ["imdb62", "guardian"],
+    "aidbench_one_to_two": ["imdb62"],
+    "aidbench_one_to_many": ["mlpapers"],
+    "pan_verification": ["pan15_av_en"],
+    "rethinking_av": ["guardian"],
+    "cdaa_attribution": ["pan18_cdaa"],
+}
+_QUICK_PARAMS = {
+    "aidbench_one_to_two": {"n_triplets": 40},
+    "aidbench_one_to_many": {"n_groups": 2, "n_repeats": 1},
+    "rethinking_av": {"n_pairs": {"train": 100, "val": 0, "test": 60}},
+}
+
+
+def full_grid(seed: int = 0) -> GridSpec:
+    """The reference grid: every corpus, every registered protocol, method and masking, three
+    seeds."""
+    return GridSpec(datasets=[DatasetSpec(n) for n in _CORPORA + _PAN_AV + _CDAA],
+                    seeds=[seed, seed + 1, seed + 2],
+                    protocol_datasets=dict(_FULL_PROTOCOL_DATASETS), maskings=list(MASKINGS))
+
+
+def quick_grid(seed: int = 0) -> GridSpec:
+    """A small complete slice: every protocol and method once, on a few datasets, one seed."""
+    return GridSpec(datasets=[DatasetSpec(n) for n in sorted(set(sum(_QUICK.values(), [])))],
+                    seeds=[seed], protocol_datasets={p: list(d) for p, d in _QUICK.items()},
+                    max_settings=1, protocol_params=dict(_QUICK_PARAMS),
+                    maskings=list(MASKINGS))
+
+
+@dataclass
+class Expansion:
+    """The cells of a grid, and what was left out with the reason (one line each)."""
+
+    cells: list[Cell]
+    skipped: list[str]
+
+
+def configured(protocols: Mapping, name: str, params: Mapping | None = None):
+    """The registered protocol ``name``, rebuilt from its class with ``params`` if any."""
+    proto = protocols[name]
+    return type(proto)(**dict(params)) if params else proto
+
+
+def _settings(protocol, data, grid: GridSpec) -> list[dict]:
+    settings = [normalise(s) for s in protocol.settings(data)]
+    if grid.max_settings is not None:
+        settings = settings[:grid.max_settings]
+    return settings
+
+
+def expand(grid: GridSpec, protocols: Mapping, loader: Callable, *,
+           options: MethodOptions = DEFAULT_OPTIONS,
+           methods: Mapping[str, MethodSpec] = METHODS,
+           maskings: Mapping[str, Callable] = MASKINGS) -> Expansion:
+    """All cells of ``grid``, in a cache-friendly order (cells of one task are adjacent).
+
+    ``loader(name, **load_options)`` returns a Corpus or PairSet, or raises (a missing
+    dataset, bad data): such a dataset is skipped and reported, not fatal.
+    """
+    unknown = [p for p in (grid.protocols or []) if p not in protocols]
+    if unknown:
+        raise ValueError(f"unknown protocol(s) {unknown}; registered: {sorted(protocols)}")
+    wanted_methods = grid.methods if grid.methods is not None else list(methods)
+    unknown = [m for m in wanted_methods if m not in methods]
+    if unknown:
+        raise ValueError(f"unknown method(s) {unknown}; registered: {sorted(methods)}")
+    unknown = [m for m in grid.maskings if m not in maskings]
+    if unknown:
+        raise ValueError(f"unknown masking(s) {unknown}; registered: {sorted(maskings)}")
+    runnable = set(available_methods(options, dict(methods)))
+    skipped = [f"method {m}: needs --llm-base-url and --llm-model" for m in wanted_methods
+               if m not in runnable]
+    method_names = [m for m in wanted_methods if m in runnable]
+    protocol_names = grid.protocols if grid.protocols is not None else list(protocols)
+
+    cells: list[Cell] = []
+    for ds in grid.datasets:
+        users = [p for p in protocol_names
+                 if p not in grid.protocol_datasets or ds.name in grid.protocol_datasets[p]]
+        if not users:
+            continue
+        try:
+            data = loader(ds.name, **dict(ds.load))
+        except Exception as exc:  # a missing or broken dataset must not stop the run
+            skipped.append(f"dataset {ds.label()}: {type(exc).__name__}: {exc}")
+            continue
+        for pname in users:
+            params = normalise(grid.protocol_params.get(pname, {}))
+            protocol = configured(protocols, pname, params)
+            if not protocol.applicable(data):
+                continue
+            try:
+                settings = _settings(protocol, data, grid)
+            except Exception as exc:
+                skipped.append(f"{pname} on {ds.label()}: settings failed: "
+                               f"{type(exc).__name__}: {exc}")
+                continue
+            masks = [None, *grid.maskings] if pname in grid.masking_protocols else [None]
+            for setting in settings:
+                for seed in grid.seeds:
+                    for m in method_names:
+                        for mask in masks:
+                            cells.append(Cell(ds.name, normalise(dict(ds.load)), pname,
+                                              setting, m, key_options(methods[m], options),
+                                              int(seed), params, mask))
+    return Expansion(cells=cells, skipped=skipped)

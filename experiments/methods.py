@@ -1,0 +1,83 @@
+"""Method registry: experiment names mapped to factories that build a fresh ``Verifier``.
+
+A factory takes the cell's seed and the run's :class:`MethodOptions` and returns an unfitted
+:class:`baselines.base.Verifier`; the protocol clones and fits it. Adding a method is one line in
+``METHODS``, e.g. ``"naive": MethodSpec(lambda seed, opts: NaiveVerifier(random_state=seed)),``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from baselines.base import Verifier
+from baselines.random_guess import RandomGuess
+
+__all__ = ["DEFAULT_OPTIONS", "MASKINGS", "METHODS", "MethodOptions", "MethodSpec", "Masked",
+           "available_methods", "key_options"]
+
+
+@dataclass(frozen=True)
+class MethodOptions:
+    """Run-wide options a factory may use.
+
+    ``llm_base_url``/``llm_model`` select a hosted LLM (OpenAI-compatible server);
+    ``cache_dir`` is where a method may keep caches (features, model responses); ``n_jobs`` is
+    the parallelism a method may use inside one cell.
+    """
+
+    llm_base_url: str | None = None
+    llm_model: str | None = None
+    cache_dir: str | None = None
+    n_jobs: int = 1
+
+
+DEFAULT_OPTIONS = MethodOptions()
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """How to build one method.
+
+    ``factory(seed, options)`` returns an unfitted Verifier. ``hosted_llm`` methods run only
+    when the user passes ``--llm-base-url`` and ``--llm-model``; their URL and model become part
+    of the cell key, since they change the numbers.
+    """
+
+    factory: Callable[[int, MethodOptions], Verifier]
+    hosted_llm: bool = False
+
+
+METHODS: dict[str, MethodSpec] = {
+    "random": MethodSpec(lambda seed, opts: RandomGuess(random_state=seed)),
+}
+
+#: masking name -> wrapper taking an unfitted Verifier and returning one that masks its input
+#: texts (topic words, named entities) before scoring; the with-vs-without masking comparison
+#: of the Rethinking-AV splits runs every registered masking
+MASKINGS: dict[str, Callable[[Verifier], Verifier]] = {}
+
+
+def available_methods(options: MethodOptions, methods: dict[str, MethodSpec] = METHODS
+                      ) -> list[str]:
+    """Registered method names that can run with these options, in registry order."""
+    has_llm = bool(options.llm_base_url and options.llm_model)
+    return [name for name, spec in methods.items() if has_llm or not spec.hosted_llm]
+
+
+@dataclass(frozen=True)
+class Masked:
+    """A factory whose verifier is wrapped by a masking (picklable, for worker processes)."""
+
+    factory: Callable[[int, MethodOptions], Verifier]
+    wrapper: Callable[[Verifier], Verifier]
+
+    def __call__(self, seed: int, options: MethodOptions) -> Verifier:
+        return self.wrapper(self.factory(seed, options))
+
+
+def key_options(spec: MethodSpec, options: MethodOptions) -> dict:
+    """The options that change a method's numbers, hence belong in the cell key."""
+    if spec.hosted_llm:
+        return {"llm_base_url": options.llm_base_url, "llm_model": options.llm_model}
+    return {}

@@ -1,0 +1,266 @@
+"""Collect stored cells into a tidy table, a manifest and ``REPORT.md``.
+
+The table is long: one row per (cell, group, metric) with columns ``dataset, protocol, setting,
+method, seed, group, metric, value, n, runtime, key`` (``setting`` is the setting's canonical
+JSON). ``REPORT.md`` has one table per protocol shaped like the papers' (mean ± std over
+groups and seeds; AIDBench protocols in percent), a leaderboard beside the published numbers kept
+in ``data/published/*.csv``, and the list of failed cells with their errors.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from experiments.runner import CellStore
+from stylo.metrics.aggregate import mean_std
+
+__all__ = ["HEADLINE_METRICS", "PUBLISHED_DIR", "collect", "leaderboard", "load_published",
+           "manifest", "replicates", "summarise", "write_report", "write_tables"]
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+PUBLISHED_DIR = REPO_ROOT / "data" / "published"
+
+_SUMMARY_KEYS = ["dataset", "protocol", "setting", "method", "metric"]
+TABLE_COLUMNS = ["dataset", "protocol", "setting", "method", "seed", "group", "metric", "value",
+                 "n", "runtime", "key"]
+
+#: the columns each protocol's table shows, in the papers' order; others show every metric
+HEADLINE_METRICS = {
+    "aidbench_one_to_one": ["accuracy", "precision", "recall", "auc", "overall"],
+    "aidbench_one_to_two": ["accuracy"],
+    "aidbench_one_to_many": ["rank@1", "rank@3", "rank@5", "mrr"],
+    "pan_verification": ["auc", "c@1", "F1", "f_05_u", "brier", "overall", "auc*c@1"],
+    "rethinking_av": ["auc", "c@1", "F1", "overall"],
+    "cdaa_attribution": ["macro_f1", "accuracy"],
+}
+#: protocols whose papers report percentages
+PERCENT_PROTOCOLS = {"aidbench_one_to_one", "aidbench_one_to_two", "aidbench_one_to_many"}
+
+_PACKAGES = ["stylo", "numpy", "scipy", "scikit-learn", "numba", "pandas", "joblib", "pyarrow",
+             "matplotlib", "tqdm", "dask", "distributed", "zstandard", "nltk"]
+
+
+def collect(out_dir: str | Path, keys: set[str] | None = None
+            ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The tidy results table and a table of failed cells (key, spec columns, error), from
+    every stored cell or only those of ``keys``."""
+    rows, failures = [], []
+    for rec in CellStore(out_dir).records(keys):
+        spec = rec["spec"]
+        # a masking shows as a setting key, so tables and plots compare with and without it
+        setting = {**spec["setting"], **({"masking": spec["masking"]} if "masking" in spec
+                                         else {})}
+        base = {"dataset": spec["dataset"], "protocol": spec["protocol"],
+                "setting": json.dumps(setting, sort_keys=True),
+                "method": spec["method"], "seed": spec["seed"], "key": rec["key"]}
+        if rec.get("status") != "ok":
+            failures.append({**base, "error": rec.get("error", ""),
+                             "traceback": rec.get("traceback", "")})
+            continue
+        for r in rec["rows"]:
+            rows.append({**base, "group": str(r.get("group", "all")), "metric": r["metric"],
+                         "value": r["value"], "n": r.get("n"), "runtime": rec.get("runtime")})
+    table = pd.DataFrame(rows, columns=TABLE_COLUMNS)
+    table = table.sort_values(["dataset", "protocol", "setting", "method", "seed", "group",
+                               "metric"], kind="mergesort").reset_index(drop=True)
+    return table, pd.DataFrame(failures, columns=[*TABLE_COLUMNS[:5], "key", "error",
+                                                  "traceback"])
+
+
+def write_tables(table: pd.DataFrame, out_dir: str | Path) -> list[Path]:
+    """``results.csv`` and, when pyarrow is installed, ``results.parquet``."""
+    out = Path(out_dir)
+    paths = [out / "results.csv"]
+    table.to_csv(paths[0], index=False)
+    try:
+        table.to_parquet(out / "results.parquet", index=False)
+        paths.append(out / "results.parquet")
+    except ImportError:
+        pass
+    return paths
+
+
+def _git_commit() -> dict:
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=REPO_ROOT, capture_output=True, text=True,
+                              timeout=10).stdout.strip()
+    try:
+        return {"commit": git("rev-parse", "HEAD"), "dirty": bool(git("status", "--porcelain"))}
+    except (OSError, subprocess.SubprocessError):
+        return {"commit": None, "dirty": None}
+
+
+def manifest(argv: list[str], started: str, finished: str, machine: dict, summary: dict,
+             skipped: list[str]) -> dict:
+    """What produced the results: code version, packages, command, machine, times, counts."""
+    versions = {}
+    for pkg in _PACKAGES:
+        try:
+            versions[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            versions[pkg] = None
+    return {"git": _git_commit(), "packages": versions,
+            "command": [Path(sys.executable).name, "-m", "experiments.run_all", *argv],
+            "machine": machine, "started": started, "finished": finished,
+            "summary": summary, "skipped": skipped}
+
+
+def replicates(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows that are replicates: per cell and metric, the per-group rows when a protocol
+    reports groups (its ``"all"`` row is their aggregate, not one more replicate), else the
+    ``"all"`` row."""
+    has_groups = (table["group"] != "all").groupby([table["key"], table["metric"]]
+                                                   ).transform("any")
+    return table[~(has_groups & (table["group"] == "all"))]
+
+
+def _mean_std(table: pd.DataFrame, percent: bool = False) -> pd.DataFrame:
+    return mean_std(replicates(table), over=["seed", "group"], by=_SUMMARY_KEYS, ddof=1,
+                    percent=percent, digits=1 if percent else 3)
+
+
+def summarise(table: pd.DataFrame) -> pd.DataFrame:
+    """Mean, std (sample, ddof=1; NaN for one replicate) and count of each metric over the
+    replicates (groups and seeds) of every dataset x protocol x setting x method, computed by
+    :func:`stylo.metrics.aggregate.mean_std`."""
+    if table.empty:
+        return pd.DataFrame(columns=[*_SUMMARY_KEYS, "mean", "std", "count"])
+    out = _mean_std(table).rename(columns={"n": "count"})
+    return out[[*_SUMMARY_KEYS, "mean", "std", "count"]]
+
+
+def _setting_label(setting: str) -> str:
+    s = json.loads(setting)
+    return ", ".join(f"{k}={v}" for k, v in s.items()) or "-"
+
+
+def _markdown(frame: pd.DataFrame) -> str:
+    cols = list(frame.columns)
+    lines = ["| " + " | ".join(map(str, cols)) + " |", "|" + "---|" * len(cols)]
+    for row in frame.itertuples(index=False):
+        lines.append("| " + " | ".join("" if pd.isna(v) else str(v) for v in row) + " |")
+    return "\n".join(lines)
+
+
+def protocol_tables(table: pd.DataFrame) -> dict[str, str]:
+    """Markdown table per protocol: rows dataset x setting x method, columns its headline
+    metrics as mean ± std (percent for AIDBench protocols)."""
+    out = {}
+    for proto, rows in table.groupby("protocol", sort=True):
+        part = _mean_std(rows, percent=proto in PERCENT_PROTOCOLS)
+        wanted = HEADLINE_METRICS.get(proto)
+        metrics = [m for m in (wanted or sorted(part["metric"].unique()))
+                   if m in set(part["metric"])]
+        wide = part.pivot_table(index=["dataset", "setting", "method"], columns="metric",
+                                values="formatted", aggfunc="first").reset_index()
+        wide["setting"] = wide["setting"].map(_setting_label)
+        out[proto] = _markdown(wide[["dataset", "setting", "method", *metrics]])
+    return out
+
+
+def load_published(folder: str | Path = PUBLISHED_DIR) -> pd.DataFrame:
+    """Every published figure in ``folder/*.csv`` (source, table, dataset, protocol, setting,
+    method, metric, value, unit, verified, note)."""
+    frames = [pd.read_csv(p, keep_default_na=False, dtype={"value": float})
+              for p in sorted(Path(folder).glob("*.csv"))]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def _matches(published_setting: str, ours: str) -> bool:
+    want, have = json.loads(published_setting or "{}"), json.loads(ours)
+    return all(have.get(k) == v for k, v in want.items())
+
+
+def leaderboard(summary: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
+    """Published figures beside stylo's methods on the same dataset, protocol, setting, metric.
+
+    One block per published (dataset, protocol, setting, metric) that this run has results
+    for; stylo's values are shown in the published unit (percent or fraction), best first.
+    """
+    rows = []
+    if published.empty:
+        return pd.DataFrame()
+    keys = ["dataset", "protocol", "setting", "metric"]
+    for (ds, proto, setting, metric), pub in published.groupby(keys, sort=False):
+        percent = (pub["unit"] == "percent").all()
+        scale = 100.0 if percent else 1.0
+        block = [{"system": r.method, "value": r.value, "std": np.nan,
+                  "source": f"{r.source} {r.table}".strip(), "note": r.verified}
+                 for r in pub.itertuples()]
+        ours = summary[(summary["dataset"] == ds) & (summary["protocol"] == proto)
+                       & (summary["metric"] == metric)]
+        ours = ours[[_matches(setting, s) for s in ours["setting"]]]
+        if ours.empty:
+            continue
+        for r in ours.itertuples():
+            label = "" if json.loads(r.setting) == json.loads(setting or "{}") else \
+                f" [{_setting_label(r.setting)}]"
+            block.append({"system": f"stylo: {r.method}{label}", "value": scale * r.mean,
+                          "std": scale * r.std, "source": f"this run (n={r.count})",
+                          "note": ""})
+        block.sort(key=lambda b: -b["value"] if metric != "brier" else b["value"])
+        for b in block:
+            rows.append({"dataset": ds, "protocol": proto,
+                         "setting": _setting_label(setting or "{}"), "metric": metric,
+                         "unit": "percent" if percent else "fraction", **b})
+    return pd.DataFrame(rows)
+
+
+def _leaderboard_markdown(board: pd.DataFrame) -> str:
+    if board.empty:
+        return "_No result of this run has a published counterpart._"
+    digits = np.where(board["unit"] == "percent", 1, 3)
+    shown = board.assign(value=[f"{v:.{d}f}" for v, d in zip(board["value"], digits,
+                                                             strict=True)],
+                         std=["" if pd.isna(s) else f"{s:.{d}f}"
+                              for s, d in zip(board["std"], digits, strict=True)])
+    return _markdown(shown[["dataset", "protocol", "setting", "metric", "system", "value", "std",
+                            "source", "note"]])
+
+
+def write_report(out_dir: str | Path, table: pd.DataFrame, failures: pd.DataFrame,
+                 info: dict, published: pd.DataFrame | None = None,
+                 plots: list[Path] | None = None) -> Path:
+    """Write ``REPORT.md`` and return its path."""
+    out = Path(out_dir)
+    summary = summarise(table)
+    published = load_published() if published is None else published
+    s = info.get("summary", {})
+    lines = ["# stylo reference results", "",
+             f"Command: `{' '.join(info.get('command', []))}`  ",
+             f"Commit: `{info.get('git', {}).get('commit')}`"
+             f"{' (uncommitted changes)' if info.get('git', {}).get('dirty') else ''}  ",
+             f"Machine: {info.get('machine', {}).get('platform')}, "
+             f"{info.get('machine', {}).get('cpus')} CPUs  ",
+             f"Started {info.get('started')}, finished {info.get('finished')}  ",
+             f"Cells: {s.get('total', '?')} in the grid, {s.get('already_done', '?')} reused, "
+             f"{s.get('computed', '?')} computed, {len(failures)} failed.", "",
+             "Values are mean ± std (sample std, n-1) over groups and seeds; AIDBench protocols in "
+             "percent, PAN protocols as fractions.", ""]
+    if info.get("skipped"):
+        lines += ["## Skipped", "", *[f"- {m}" for m in info["skipped"]], ""]
+    lines += ["## Leaderboard beside published numbers", "",
+              "Published rows come from `data/published/*.csv` (source and table per row; "
+              "`verified`: closed form = recomputed exactly, measured = run on this platform, "
+              "quoted = copied from the cited paper as given in the project's issues).", "",
+              _leaderboard_markdown(leaderboard(summary, published)), ""]
+    for proto, md in protocol_tables(table).items():
+        lines += [f"## {proto}", "", md, ""]
+    if len(failures):
+        lines += ["## Failed cells", ""]
+        for f in failures.itertuples():
+            lines += [f"- `{f.key}` {f.dataset} / {f.protocol} / {_setting_label(f.setting)} / "
+                      f"{f.method} / seed {f.seed}: {f.error}"]
+        lines.append("")
+    if plots:
+        lines += ["## Plots", "", *[f"![{p.stem}](plots/{p.name})" for p in plots], ""]
+    path = out / "REPORT.md"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path

@@ -1,0 +1,76 @@
+"""Tidy metric tables for the protocols, computed with :mod:`stylo.metrics`.
+
+Every table has the columns ``metric``, ``value``, ``n`` (items behind the value) and ``group``
+(``"all"`` or a repeat id). ``stylo.metrics`` is imported when a table is built, so sampling
+works (and is tested) on its own.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["verification_table", "choice_table", "ranking_table"]
+
+
+def _rows(values: dict, n: int, group) -> list[dict]:
+    return [{"metric": k, "value": float(v), "n": int(n), "group": str(group)}
+            for k, v in values.items()]
+
+
+def verification_table(y_true, y_score, group="all", version: str = "pan21",
+                       auc_times_c1: bool = False, ids=None) -> pd.DataFrame:
+    """PAN metrics (``auc``, ``c@1``, ``F1``, ``f_05_u``, ``brier``, ``overall``) plus
+    ``precision``, ``recall`` and ``accuracy`` of the decisions ``score > 0.5`` (a 0.5 answer
+    is a non-answer: counted as wrong by accuracy, as negative by precision/recall).
+
+    The per-item scores ride along in ``table.attrs["scores"]`` (columns ``id``, ``y_true``,
+    ``y_score``, ``group``) for ROC curves and re-analysis."""
+    from stylo.metrics import classification, pan
+
+    y_true = np.asarray(y_true, dtype=bool)
+    y_score = np.asarray(y_score, dtype=np.float64)
+    values = dict(pan.evaluate_all(y_true, y_score, version=version))
+    if auc_times_c1:
+        values["auc*c@1"] = values["auc"] * values["c@1"]
+    y_pred = y_score > 0.5
+    values["precision"] = classification.precision(y_true, y_pred)
+    values["recall"] = classification.recall(y_true, y_pred)
+    values["accuracy"] = classification.accuracy(y_true, y_pred)
+    table = pd.DataFrame(_rows(values, len(y_true), group))
+    table.attrs["scores"] = pd.DataFrame({
+        "id": [str(i) for i in ids] if ids is not None else np.arange(len(y_true)).astype(str),
+        "y_true": y_true, "y_score": y_score, "group": str(group)})
+    return table
+
+
+def choice_table(answer, chosen, group="all") -> pd.DataFrame:
+    """Accuracy of one-to-two choices (``answer`` and ``chosen`` are slots 0/1)."""
+    from stylo.metrics import classification
+
+    answer = np.asarray(answer, dtype=np.int64)
+    chosen = np.asarray(chosen, dtype=np.int64)
+    return pd.DataFrame(_rows({"accuracy": classification.accuracy(answer, chosen)},
+                              len(answer), group))
+
+
+def ranking_table(scores: list[np.ndarray], relevant: list[np.ndarray], groups: np.ndarray,
+                  ks=(1, 3, 5)) -> pd.DataFrame:
+    """rank@k, precision@k and mrr (ties at their exact expectation) per group and overall.
+
+    ``scores[i]``, ``relevant[i]``: candidate scores (higher = ranked first) and relevance of
+    query ``i``; ``groups[i]``: its group (repeat) id. Values are means over the queries.
+    """
+    from stylo.metrics import ranking
+
+    per_query = {f"rank@{k}": ranking.per_query(ranking.rank_at_k, scores, relevant, k=k)
+                 for k in ks}
+    per_query.update({f"precision@{k}": ranking.per_query(ranking.precision_at_k, scores,
+                                                          relevant, k=k) for k in ks})
+    per_query["mrr"] = ranking.per_query(ranking.mrr, scores, relevant)
+    groups = np.asarray(groups)
+    rows = []
+    for g in [*sorted(set(groups.tolist())), "all"]:
+        mask = np.ones(len(groups), dtype=bool) if g == "all" else groups == g
+        rows += _rows({m: v[mask].mean() for m, v in per_query.items()}, int(mask.sum()), g)
+    return pd.DataFrame(rows)

@@ -1,0 +1,418 @@
+"""AIDBench's evaluation setups (Wen, Guo & Zhang, arXiv 2411.13226), seeded and reproducible.
+
+- ``aidbench_one_to_one``: 200 verification pairs at a positive/negative mix of 150/50,
+  100/100 or 50/150 (three seeds each in the benchmark). With ``cross_topic`` (the Guardian
+  rule, available for any corpus with a ``topic`` column) positives are same-author pairs on
+  *different* topics and negatives different-author pairs on the *same* topic, so topic works
+  against the right answer. Pairs are distinct and drawn uniformly among the valid ones.
+- ``aidbench_one_to_two``: 200 distinct triplets (query, same-author candidate, other
+  candidate), the true candidate's slot drawn at random. With ``cross_topic`` the same-author
+  candidate has another topic than the query and the other candidate shares the query's topic.
+  The (query, same-author candidate) pair is uniform among the valid ones whose query has a
+  valid other candidate; the other candidate is then uniform among the query's.
+- ``aidbench_one_to_many``: a group is ``n_authors`` authors x ``texts_per_author`` texts
+  (10); one text is the query, the other ``n_authors * texts_per_author - 1`` are candidates,
+  ``texts_per_author - 1`` of them by the query's author. ``n_groups`` groups (10) x
+  ``n_repeats`` repeats (3); groups are drawn independently. This structure is what gives
+  AIDBench Table 3's random-guess row: with 2 authors, 9 of 19 candidates are relevant and
+  Rank@k = 1 - C(10, k) / C(19, k) = 47.4 / 87.6 / 97.8 % for k = 1 / 3 / 5; with 5 authors,
+  9 of 49 give 18.4 / 46.4 / 65.5 %.
+
+Research papers (a corpus with an ``authors`` list column, e.g. ``mlpapers``): with
+``first_author=True`` (default) a paper's author is its first author (the ``author`` column),
+so groups are built from authors with at least ``texts_per_author`` first-author papers — at 10
+texts this satisfies AIDBench's "more than five first-author papers" a fortiori; with
+``texts_per_author=6`` the pool is exactly that one. With ``first_author=False`` a paper
+belongs to every author in ``authors``: a sampled author's texts are papers they co-wrote that
+list no other author sampled for the same group (so each group is cleanly partitioned), and a
+candidate is *relevant* when its author list shares at least one name with the query's
+author list. That can make a candidate from another author's slice relevant too (an unsampled
+co-author in common), so the number of relevant candidates per query is recorded and may
+exceed ``texts_per_author - 1``.
+
+RAG-style settings ("50 filter 10", "200 filter 50"): ``pool_size`` is the number of texts in
+a group (query included: ``pool_size / texts_per_author`` authors, so ``pool_size - 1``
+candidates), and ``keep`` is how many
+candidates a first-stage ranker passes on. :class:`OneToMany` takes the first stage as a
+parameter (``first_stage``, a Verifier; by default the method itself ranks both stages). The
+final order is the method's ranking of the kept candidates followed by the dropped ones in
+first-stage order, so a relevant text the filter lost counts as a miss; ``filter_recall``
+(share of queries with a relevant candidate kept) is reported too.
+
+Training data: methods are fitted on the corpus texts that the task does not use, and by
+default (``train_policy="disjoint_authors"``) on none by an author that appears in the task.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy.stats import rankdata
+
+from stylo.corpus import Corpus
+from stylo.protocols import _scoring
+from stylo.protocols._sampling import PairRules, labelled_pairs
+from stylo.protocols.base import (
+    Protocol,
+    ProtocolError,
+    RankingQuery,
+    Task,
+    Triplets,
+    author_sets,
+    fit_clone,
+    known_authors,
+    training_corpus,
+)
+
+__all__ = ["OneToOne", "OneToTwo", "OneToMany", "MIXES", "parse_mix"]
+
+MIXES = ("150/50", "100/100", "50/150")
+
+
+def parse_mix(mix: str) -> tuple[int, int]:
+    """``"150/50"`` -> ``(150, 50)`` (positives, negatives)."""
+    try:
+        pos, neg = (int(x) for x in str(mix).split("/"))
+    except ValueError:
+        raise ProtocolError(f"mix must look like '150/50' (positives/negatives), "
+                            f"got {mix!r}") from None
+    if pos < 0 or neg < 0 or pos + neg == 0:
+        raise ProtocolError(f"mix {mix!r} needs non-negative counts and at least one pair")
+    return pos, neg
+
+
+def _require_corpus(data, protocol: str) -> Corpus:
+    """``data`` as a Corpus of texts by known authors (see ``UNKNOWN_AUTHORS``)."""
+    if not isinstance(data, Corpus):
+        raise ProtocolError(f"{protocol} samples from a Corpus (texts with authors), "
+                            f"got {type(data).__name__}")
+    return known_authors(data)
+
+
+def _default_rules(corpus: Corpus) -> PairRules:
+    """The cross-topic rule when the corpus has topics and it yields both kinds of pairs,
+    else the plain rule."""
+    if corpus.has_topics:
+        rules = PairRules(corpus, cross_topic=True)
+        if rules.n_pairs(True) > 0 and rules.n_pairs(False) > 0:
+            return rules
+    return PairRules(corpus, cross_topic=False)
+
+
+def _n_unknown_author(corpus: Corpus) -> int:
+    return sum(s.before - s.after for s in corpus.history if s.name == "known authors only")
+
+
+def _n_triplets(rules: PairRules) -> int:
+    """Distinct (query, same-author candidate, other candidate) triplets under ``rules``."""
+    return int((rules.n_pos_partners * rules.n_neg_partners).sum())
+
+
+class _AIDBench(Protocol):
+    """Shared parts: the corpus check, the training corpus and the cross-topic default."""
+
+    def __init__(self, train_policy: str = "disjoint_authors"):
+        self.train_policy = train_policy
+
+    def _train(self, corpus: Corpus, used_pos, column: str = "author",
+               sets: list | None = None) -> Corpus | None:
+        used = np.zeros(len(corpus), dtype=bool)
+        used[np.asarray(sorted(used_pos), dtype=np.int64)] = True
+        sets = author_sets(corpus, column) if sets is None else sets
+        test_authors = set().union(*(sets[i] for i in np.flatnonzero(used)))
+        return training_corpus(corpus, used, test_authors, self.train_policy, column, sets)
+
+    def _cross_topic(self, corpus: Corpus, setting: dict) -> bool:
+        return bool(setting.get("cross_topic", False))
+
+    def _info(self, seed: int, setting: dict, rules: PairRules, train, **counts) -> dict:
+        return {"seed": seed, "setting": dict(setting), **counts,
+                "unknown_author_texts_excluded": _n_unknown_author(rules.corpus),
+                "cross_topic": rules.cross_topic,
+                "texts_without_topic_excluded": rules.n_without_topic,
+                "n_train_texts": len(train) if train is not None else 0,
+                "train_policy": self.train_policy}
+
+
+class OneToOne(_AIDBench):
+    """AIDBench one-to-one verification: ``mix`` = "positives/negatives" (200 pairs)."""
+
+    name = "aidbench_one_to_one"
+
+    def settings(self, data) -> list[dict]:
+        if not isinstance(data, Corpus):
+            return []
+        data = known_authors(data)
+        rules = _default_rules(data)
+        n_pos, n_neg = rules.n_pairs(True), rules.n_pairs(False)
+        return [{"mix": mix, "cross_topic": rules.cross_topic} for mix in MIXES
+                if n_pos >= parse_mix(mix)[0] and n_neg >= parse_mix(mix)[1]]
+
+    def sample(self, data, setting: dict, seed: int) -> Task:
+        corpus = _require_corpus(data, self.name)
+        n_pos, n_neg = parse_mix(setting.get("mix", "100/100"))
+        cross = self._cross_topic(corpus, setting)
+        rules = PairRules(corpus, cross)
+        test = labelled_pairs(rules, n_pos, n_neg, np.random.default_rng(seed),
+                              f"{self.name}-{seed}", f"{corpus.name}:{self.name}")
+        used = pd.Index(corpus.ids).get_indexer(np.r_[test.frame["id_a"], test.frame["id_b"]])
+        train = self._train(corpus, set(used.tolist()))
+        info = self._info(seed, setting, rules, train, n_pairs=len(test), n_positive=n_pos,
+                          n_negative=n_neg)
+        return Task(self.name, dict(setting), seed, train, test, info)
+
+    def evaluate(self, method, task: Task) -> pd.DataFrame:
+        est = fit_clone(method, task.train)
+        scores = est.score_problems(task.test)
+        return _scoring.verification_table(task.test.labels, scores, group="all",
+                                           ids=task.test.ids)
+
+
+class OneToTwo(_AIDBench):
+    """AIDBench one-to-two: which of two candidates did the query's author write?"""
+
+    name = "aidbench_one_to_two"
+
+    def __init__(self, n_triplets: int = 200, train_policy: str = "disjoint_authors"):
+        super().__init__(train_policy)
+        self.n_triplets = n_triplets
+
+    def settings(self, data) -> list[dict]:
+        if not isinstance(data, Corpus):
+            return []
+        data = known_authors(data)
+        rules = _default_rules(data)
+        return ([{"cross_topic": rules.cross_topic}] if _n_triplets(rules) >= self.n_triplets
+                else [])
+
+    def sample(self, data, setting: dict, seed: int) -> Task:
+        corpus = _require_corpus(data, self.name)
+        cross = self._cross_topic(corpus, setting)
+        n = int(setting.get("n_triplets", self.n_triplets))
+        rules = PairRules(corpus, cross)
+        weights = rules.n_pos_partners * (rules.n_neg_partners > 0)
+        possible = _n_triplets(rules)
+        if n > possible:
+            raise ProtocolError(f"corpus {corpus.name!r}: asked for {n} one-to-two triplets "
+                                f"but only {possible} distinct ones exist"
+                                f"{' under the cross-topic rule' if cross else ''}")
+        rng = np.random.default_rng(seed)
+        p = weights / weights.sum()
+        seen, rows = set(), []
+        while len(rows) < n:
+            q = int(rng.choice(len(p), p=p))
+            s = int(rng.choice(rules.partners(q, True)))
+            o = int(rng.choice(rules.partners(q, False)))
+            if (q, s, o) in seen:
+                continue
+            seen.add((q, s, o))
+            rows.append((int(rules.pos[q]), int(rules.pos[s]), int(rules.pos[o]),
+                         int(rng.integers(2))))
+        ids = corpus.frame["id"].to_numpy()
+        texts = corpus.frame["text"].to_numpy()
+        records = []
+        for q, s, o, answer in rows:
+            a, b = (s, o) if answer == 0 else (o, s)
+            records.append({"query_id": ids[q], "query": texts[q], "a_id": ids[a], "a": texts[a],
+                            "b_id": ids[b], "b": texts[b], "answer": answer})
+        test = Triplets(pd.DataFrame(records))
+        used = {i for r in rows for i in r[:3]}
+        train = self._train(corpus, used)
+        info = self._info(seed, setting, rules, train, n_triplets=n,
+                          answer_in_slot_b=int(sum(r[3] for r in rows)))
+        return Task(self.name, dict(setting), seed, train, test, info)
+
+    def evaluate(self, method, task: Task) -> pd.DataFrame:
+        est = fit_clone(method, task.train)
+        frame = task.test.frame
+        chosen = np.array([est.choose(q, a, b)
+                           for q, a, b in zip(frame["query"], frame["a"], frame["b"],
+                                               strict=True)])
+        return _scoring.choice_table(frame["answer"].to_numpy(), chosen, group="all")
+
+
+class OneToMany(_AIDBench):
+    """AIDBench one-to-many ranking; see the module docstring for the group structure.
+
+    Parameters: ``n_groups`` (10) and ``n_repeats`` (3) per task, ``texts_per_author`` (10),
+    ``first_stage``: a Verifier used as the first-stage ranker of RAG settings (None = the
+    evaluated method itself), ``ks``: cut-offs for rank@k and precision@k.
+    """
+
+    name = "aidbench_one_to_many"
+    N_AUTHORS = (2, 5, 10)
+    RAG = ((50, 10), (200, 50))  # (pool_size, keep): "50 filter 10", "200 filter 50"
+
+    def __init__(self, n_groups: int = 10, n_repeats: int = 3, texts_per_author: int = 10,
+                 first_stage=None, ks=(1, 3, 5), train_policy: str = "disjoint_authors"):
+        super().__init__(train_policy)
+        self.n_groups = n_groups
+        self.n_repeats = n_repeats
+        self.texts_per_author = texts_per_author
+        self.first_stage = first_stage
+        self.ks = ks
+
+    # -- settings ------------------------------------------------------------------------
+    def settings(self, data) -> list[dict]:
+        if not isinstance(data, Corpus):
+            return []
+        data = known_authors(data)
+        variants = [{}]
+        if "authors" in data.frame.columns:
+            variants = [{"first_author": True}, {"first_author": False}]
+        out = []
+        for extra in variants:
+            column = self._column(data, extra)
+            n_eligible = len(self._eligible(data, column, self.texts_per_author))
+            for n in self.N_AUTHORS:
+                if n_eligible >= n:
+                    out.append({"n_authors": n, **extra})
+            for pool, keep in self.RAG:
+                if pool % self.texts_per_author == 0 \
+                        and n_eligible >= pool // self.texts_per_author:
+                    out.append({"pool_size": pool, "keep": keep, **extra})
+        return out
+
+    @staticmethod
+    def _column(corpus: Corpus, setting: dict) -> str:
+        if setting.get("first_author", True):
+            return "author"
+        if "authors" not in corpus.frame.columns:
+            raise ProtocolError(f"corpus {corpus.name!r} has no 'authors' list column, so "
+                                f"first_author=False (any author position) is not available")
+        return "authors"
+
+    @staticmethod
+    def _eligible(corpus: Corpus, column: str, k: int, sets: list | None = None
+                  ) -> dict[str, np.ndarray]:
+        """Authors with at least ``k`` texts (any position of ``column``) -> their positions."""
+        sets = author_sets(corpus, column) if sets is None else sets
+        texts_of: dict[str, list[int]] = {}
+        for i, s in enumerate(sets):
+            for a in s:
+                texts_of.setdefault(a, []).append(i)
+        return {a: np.asarray(v, dtype=np.int64) for a, v in sorted(texts_of.items())
+                if len(v) >= k}
+
+    def _shape(self, setting: dict) -> tuple[int, int, int | None]:
+        """(n_authors, texts_per_author, keep) of a setting."""
+        k = int(setting.get("texts_per_author", self.texts_per_author))
+        if k < 2:
+            raise ProtocolError(f"texts_per_author must be >= 2 (a query and a relevant "
+                                f"candidate), got {k}")
+        if "pool_size" in setting:
+            pool, keep = int(setting["pool_size"]), int(setting["keep"])
+            if pool % k:
+                raise ProtocolError(f"pool_size={pool} is not a multiple of "
+                                    f"texts_per_author={k}")
+            if not 1 <= keep < pool - 1:
+                raise ProtocolError(f"keep must be in [1, {pool - 2}] (fewer than the "
+                                    f"{pool - 1} candidates), got {keep}")
+            return pool // k, k, keep
+        n = int(setting.get("n_authors", 2))
+        if n < 2:
+            raise ProtocolError(f"n_authors must be >= 2, got {n}")
+        return n, k, None
+
+    # -- sampling ------------------------------------------------------------------------
+    def sample(self, data, setting: dict, seed: int) -> Task:
+        corpus = _require_corpus(data, self.name)
+        column = self._column(corpus, setting)
+        n_authors, k, keep = self._shape(setting)
+        n_groups = int(setting.get("n_groups", self.n_groups))
+        n_repeats = int(setting.get("n_repeats", self.n_repeats))
+        sets = author_sets(corpus, column)
+        eligible = self._eligible(corpus, column, k, sets)
+        if len(eligible) < n_authors:
+            raise ProtocolError(f"corpus {corpus.name!r}: {n_authors} authors with at least "
+                                f"{k} texts each are needed, only {len(eligible)} have that many"
+                                f" (author column {column!r})")
+        names = list(eligible)
+        rng = np.random.default_rng(seed)
+        ids = corpus.frame["id"].to_numpy()
+        texts = corpus.frame["text"].to_numpy()
+        queries, used = [], set()
+        for repeat in range(n_repeats):
+            for group in range(n_groups):
+                chosen, slices = self._draw_group(corpus, names, eligible, sets, n_authors, k,
+                                                  rng)
+                members = np.concatenate(slices)
+                q_author = int(rng.integers(n_authors))
+                q = int(rng.choice(slices[q_author]))
+                cands = rng.permutation(members[members != q])
+                relevant = np.array([bool(sets[c] & sets[q]) for c in cands])
+                queries.append(RankingQuery(
+                    query_id=str(ids[q]), query=texts[q],
+                    candidate_ids=tuple(str(x) for x in ids[cands]),
+                    candidates=tuple(texts[cands]), relevant=relevant, group=group,
+                    repeat=repeat, authors=tuple(chosen)))
+                used.update(members.tolist())
+        train = self._train(corpus, used, column, sets)
+        n_rel = np.array([q.relevant.sum() for q in queries])
+        info = {"seed": seed, "setting": dict(setting), "n_authors": n_authors,
+                "texts_per_author": k, "pool_size": n_authors * k,
+                "n_candidates": n_authors * k - 1, "keep": keep,
+                "n_queries": len(queries), "n_groups": n_groups, "n_repeats": n_repeats,
+                "author_column": column, "eligible_authors": len(eligible),
+                "unknown_author_texts_excluded": _n_unknown_author(corpus),
+                "relevant_min": int(n_rel.min()), "relevant_max": int(n_rel.max()),
+                "n_train_texts": len(train) if train is not None else 0,
+                "train_policy": self.train_policy}
+        return Task(self.name, dict(setting), seed, train, queries, info)
+
+    @staticmethod
+    def _draw_group(corpus, names, eligible, sets, n_authors, k, rng, max_tries: int = 100):
+        """``n_authors`` distinct authors and ``k`` texts each, no text shared, no text listing
+        two of the chosen authors."""
+        for _ in range(max_tries):
+            chosen = [names[i] for i in rng.choice(len(names), size=n_authors, replace=False)]
+            chosen_set = set(chosen)
+            slices = []
+            for a in chosen:
+                clean = np.array([i for i in eligible[a] if not (sets[i] & chosen_set) - {a}],
+                                 dtype=np.int64)
+                if len(clean) < k:
+                    break
+                slices.append(rng.choice(clean, size=k, replace=False))
+            if len(slices) == n_authors:
+                return chosen, slices
+        raise ProtocolError(f"corpus {corpus.name!r}: could not draw {n_authors} authors with "
+                            f"{k} texts each that list no other chosen author "
+                            f"({max_tries} tries)")
+
+    # -- evaluation ----------------------------------------------------------------------
+    def evaluate(self, method, task: Task) -> pd.DataFrame:
+        est = fit_clone(method, task.train)
+        keep = task.info.get("keep")
+        stage1 = est if self.first_stage is None or keep is None \
+            else fit_clone(self.first_stage, task.train)
+        all_scores, kept_any = [], []
+        for q in task.test:
+            cands = list(q.candidates)
+            if keep is None:
+                all_scores.append(est.rank(q.query, cands))
+                continue
+            first = np.asarray(stage1.rank(q.query, cands), dtype=np.float64)
+            order = _ranked(first)
+            top, rest = order[:keep], order[keep:]
+            # one score vector for the final order: the kept candidates, ranked by the
+            # method, above the dropped ones, which keep their first-stage order (and ties)
+            final = np.empty(len(cands))
+            final[rest] = rankdata(first[rest], method="min")
+            final[top] = len(rest) + rankdata(est.rank(q.query, [cands[i] for i in top]),
+                                              method="min")
+            all_scores.append(final)
+            kept_any.append(bool(q.relevant[top].any()))
+        table = _scoring.ranking_table(all_scores, [q.relevant for q in task.test],
+                                       np.array([q.repeat for q in task.test]), self.ks)
+        if keep is not None:
+            extra = pd.DataFrame([{"metric": "filter_recall", "value": float(np.mean(kept_any)),
+                                   "n": len(kept_any), "group": "all"}])
+            table = pd.concat([table, extra], ignore_index=True)
+        return table
+
+
+def _ranked(scores: np.ndarray) -> np.ndarray:
+    """Candidate indices by decreasing score; ties keep candidate order (deterministic), which
+    only decides who passes a RAG filter at its boundary."""
+    return np.argsort(-np.asarray(scores, dtype=np.float64), kind="stable")

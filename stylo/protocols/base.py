@@ -1,0 +1,166 @@
+"""What every evaluation protocol shares: the ``Protocol`` interface and the ``Task`` it samples.
+
+A protocol turns a dataset (:class:`~stylo.corpus.Corpus` or :class:`~stylo.corpus.PairSet`)
+into seeded, reproducible tasks and scores a method on them:
+
+>>> task = protocol.sample(data, setting, seed=0)        # deterministic given the seed
+>>> table = protocol.evaluate(method, task)              # tidy rows: metric, value, n, group
+
+``evaluate`` clones the method (``sklearn.base.clone``) so a task never sees a method fitted on
+another task, fits it on ``task.train`` (always disjoint from the test items), scores the test
+items and returns one row per metric and group.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+
+from stylo.corpus import Corpus, PairSet
+
+__all__ = ["Protocol", "Task", "ProtocolError", "RankingQuery", "Triplets", "UNKNOWN_AUTHORS",
+           "author_sets", "fit_clone", "known_authors", "training_corpus"]
+
+#: author labels that stand for "someone not in the data" (PAN 2019's open-set texts are all
+#: labelled ``<UNK>``); such texts share no known author with anything, so sampling skips them
+UNKNOWN_AUTHORS = frozenset({"<UNK>"})
+
+
+class ProtocolError(ValueError):
+    """A protocol cannot be applied as asked: too few authors, texts or topics, bad setting."""
+
+
+@dataclass(frozen=True)
+class RankingQuery:
+    """One one-to-many item: a query text and candidates, some written by the query's author.
+
+    ``relevant[i]`` is True when candidate ``i`` shares an author with the query. ``group`` and
+    ``repeat`` say which sampled group of authors the query came from.
+    """
+
+    query_id: str
+    query: str
+    candidate_ids: tuple[str, ...]
+    candidates: tuple[str, ...]
+    relevant: np.ndarray
+    group: int
+    repeat: int
+    authors: tuple[str, ...] = ()
+
+
+@dataclass
+class Triplets:
+    """One-to-two items: for each row a query and two candidates, ``answer`` = slot (0 or 1)
+    of the candidate written by the query's author. ``frame`` columns: ``query_id``, ``query``,
+    ``a_id``, ``a``, ``b_id``, ``b``, ``answer``."""
+
+    frame: pd.DataFrame
+
+    def __len__(self) -> int:
+        return len(self.frame)
+
+
+@dataclass
+class Task:
+    """A sampled evaluation task.
+
+    ``train``: what a method may learn from (Corpus or PairSet, disjoint from the test items in
+    texts, and in authors when the protocol says so), or None. ``test``: the items to score —
+    a PairSet (verification), :class:`Triplets` (one-to-two) or a list of
+    :class:`RankingQuery` (one-to-many). ``val``: an optional validation PairSet. ``info``:
+    JSON-able counts, the seed and the setting.
+    """
+
+    protocol: str
+    setting: dict
+    seed: int
+    train: Corpus | PairSet | None
+    test: Any
+    info: dict = field(default_factory=dict)
+    val: PairSet | None = None
+
+
+class Protocol:
+    """Base class: ``applicable``, ``settings``, ``sample`` and ``evaluate``."""
+
+    name: str = "protocol"
+
+    def applicable(self, data) -> bool:
+        """Whether at least one setting can be sampled from ``data``."""
+        return bool(self.settings(data))
+
+    def settings(self, data) -> list[dict]:
+        """The JSON-able settings this protocol runs on ``data`` by default."""
+        raise NotImplementedError
+
+    def sample(self, data, setting: dict, seed: int) -> Task:
+        """Draw one task; the same (data, setting, seed) gives the same task."""
+        raise NotImplementedError
+
+    def evaluate(self, method, task: Task) -> pd.DataFrame:
+        """Clone and fit ``method`` on ``task.train``, score ``task.test``; tidy rows
+        with columns ``metric``, ``value``, ``n``, ``group``."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r})"
+
+
+def fit_clone(method, train):
+    """A fresh clone of ``method`` fitted on ``train``; a method that needs data and gets None
+    is a :class:`ProtocolError`."""
+    est = clone(method)
+    if train is None and getattr(est, "requires_fit", True):
+        raise ProtocolError(f"{type(est).__name__} needs training data but this task has none")
+    return est.fit(train)
+
+
+def known_authors(corpus: Corpus) -> Corpus:
+    """``corpus`` without texts whose author is a placeholder in :data:`UNKNOWN_AUTHORS`; the
+    step and its count go to the result's ``history``."""
+    mask = ~corpus.frame["author"].isin(UNKNOWN_AUTHORS).to_numpy()
+    if mask.all():
+        return corpus
+    return corpus.filter(mask, "known authors only",
+                         f"{int((~mask).sum())} texts by {sorted(UNKNOWN_AUTHORS)} left out")
+
+
+def author_sets(corpus: Corpus, column: str = "author") -> list[frozenset]:
+    """The set of authors of each text: ``{author}`` for a str column, the list's members for a
+    list column (e.g. ``authors`` of co-authored papers)."""
+    values = corpus.frame[column].tolist()
+    out = []
+    for i, v in enumerate(values):
+        if isinstance(v, str):
+            out.append(frozenset([v]))
+        elif isinstance(v, (list, tuple, np.ndarray)) and len(v) > 0:
+            out.append(frozenset(str(a) for a in v))
+        else:
+            raise ProtocolError(f"corpus {corpus.name!r}: text {corpus.ids[i]!r} has no usable "
+                                f"{column!r} value ({v!r})")
+    return out
+
+
+def training_corpus(corpus: Corpus, used: np.ndarray, test_authors: set,
+                    policy: str, column: str = "author", sets: list | None = None
+                    ) -> Corpus | None:
+    """The texts a method may fit on: every text not used by the task and, when ``policy`` is
+    ``"disjoint_authors"``, none written (in any position of ``column``) by a test author.
+
+    ``used``: boolean mask of texts the task's test items use; ``sets``: precomputed
+    :func:`author_sets` of ``column``. Returns None when nothing is left.
+    """
+    if policy not in ("disjoint_authors", "disjoint_texts"):
+        raise ProtocolError(f"train policy must be 'disjoint_authors' or 'disjoint_texts', "
+                            f"got {policy!r}")
+    keep = ~np.asarray(used, dtype=bool)
+    if policy == "disjoint_authors":
+        sets = author_sets(corpus, column) if sets is None else sets
+        keep &= np.array([not (s & test_authors) for s in sets])
+    if not keep.any():
+        return None
+    return corpus.filter(keep, f"train:{policy}", f"{int(keep.sum())} texts left")

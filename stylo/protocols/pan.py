@@ -1,0 +1,63 @@
+"""PAN train -> test verification: fit on a PairSet's ``train`` split, score its ``test`` split.
+
+The official PAN splits are used as they are, with no sampling (the seed is only recorded).
+Texts the two splits share are counted in ``info["shared_texts"]`` — PAN's own designs
+sometimes reuse texts — rather than silently dropped.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from stylo.corpus import PairSet
+from stylo.protocols import _scoring
+from stylo.protocols.base import Protocol, ProtocolError, Task, fit_clone
+
+__all__ = ["PanVerification"]
+
+
+class PanVerification(Protocol):
+    """Metrics: PAN's (``auc``, ``c@1``, ``F1``, ``f_05_u``, ``brier``, ``overall``), the
+    PAN14/15 final score ``auc*c@1``, and precision/recall/accuracy at 0.5."""
+
+    name = "pan_verification"
+
+    def __init__(self, train_split: str = "train", test_split: str = "test",
+                 version: str = "pan21"):
+        self.train_split = train_split
+        self.test_split = test_split
+        self.version = version
+
+    def settings(self, data) -> list[dict]:
+        if not isinstance(data, PairSet) or "split" not in data.frame.columns:
+            return []
+        splits = set(data.frame["split"].dropna())
+        if {self.train_split, self.test_split} <= splits:
+            return [{"train": self.train_split, "test": self.test_split}]
+        return []
+
+    def sample(self, data, setting: dict, seed: int) -> Task:
+        if not isinstance(data, PairSet):
+            raise ProtocolError(f"{self.name} needs a PairSet with a split column, "
+                                f"got {type(data).__name__}")
+        try:
+            train = data.split(setting.get("train", self.train_split))
+            test = data.split(setting.get("test", self.test_split))
+        except ValueError as exc:
+            raise ProtocolError(str(exc)) from exc
+        if not test.labelled:
+            raise ProtocolError(f"{data.name!r}: the test split has problems without a "
+                                f"`same` label, so it cannot be scored")
+        train_texts = {t for k in train.known for t in k} | set(train.unknown)
+        test_texts = {t for k in test.known for t in k} | set(test.unknown)
+        info = {"seed": seed, "setting": dict(setting), "n_train": len(train),
+                "n_test": len(test), "test_positive": int(test.labels.sum()),
+                "shared_texts": len(train_texts & test_texts)}
+        return Task(self.name, dict(setting), seed, train, test, info)
+
+    def evaluate(self, method, task: Task) -> pd.DataFrame:
+        est = fit_clone(method, task.train)
+        scores = est.score_problems(task.test)
+        return _scoring.verification_table(task.test.labels, scores, group="all",
+                                           version=self.version, auc_times_c1=True,
+                                           ids=task.test.ids)

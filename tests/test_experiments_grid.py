@@ -1,0 +1,116 @@
+"""The experiment grid: stable cell keys, expansion, skips and quick-size overrides."""
+
+import pytest
+from experiments_standins import ToyRanking, ToyVerification, toy_loader
+from hypothesis import given
+from hypothesis import strategies as st
+
+from baselines.random_guess import RandomGuess
+from experiments.grid import (
+    Cell,
+    DatasetSpec,
+    GridSpec,
+    cell_key,
+    configured,
+    expand,
+    full_grid,
+    quick_grid,
+)
+from experiments.methods import METHODS, MethodOptions, MethodSpec, available_methods
+
+PROTOCOLS = {"toy_verification": ToyVerification(), "toy_ranking": ToyRanking()}
+
+_json_scalars = st.one_of(st.integers(-5, 5), st.text(max_size=3), st.booleans(), st.none())
+
+
+@given(st.dictionaries(st.text(min_size=1, max_size=4), _json_scalars, max_size=5))
+def test_cell_key_ignores_key_order(setting):
+    spec = {"dataset": "d", "setting": setting, "seed": 1}
+    reordered = {"seed": 1, "setting": dict(reversed(list(setting.items()))), "dataset": "d"}
+    assert cell_key(spec) == cell_key(reordered)
+    assert len(cell_key(spec)) == 20
+
+
+def test_cell_key_changes_with_any_field():
+    base = Cell("d", {}, "p", {"n": 2}, "random", {}, 0)
+    variants = [Cell("e", {}, "p", {"n": 2}, "random", {}, 0),
+                Cell("d", {"split": "test"}, "p", {"n": 2}, "random", {}, 0),
+                Cell("d", {}, "q", {"n": 2}, "random", {}, 0),
+                Cell("d", {}, "p", {"n": 5}, "random", {}, 0),
+                Cell("d", {}, "p", {"n": 2}, "other", {}, 0),
+                Cell("d", {}, "p", {"n": 2}, "random", {"llm_model": "x"}, 0),
+                Cell("d", {}, "p", {"n": 2}, "random", {}, 1)]
+    keys = {base.key, *(v.key for v in variants)}
+    assert len(keys) == 1 + len(variants)
+    # tuples and lists normalise to the same JSON
+    assert Cell("d", {}, "p", {"n": (1, 2)}, "random", {}, 0).key == \
+        Cell("d", {}, "p", {"n": [1, 2]}, "random", {}, 0).key
+
+
+def test_expand_counts_cells_and_reports_missing_datasets():
+    grid = GridSpec(datasets=[DatasetSpec("toy"), DatasetSpec("missing_one")], seeds=[0, 1])
+    exp = expand(grid, PROTOCOLS, toy_loader)
+    # 2 protocols x 2 settings x 2 seeds x 1 method
+    assert len(exp.cells) == 8
+    assert len({c.key for c in exp.cells}) == 8
+    assert any("missing_one" in s and "not available" in s for s in exp.skipped)
+    # the cells of one task are adjacent, so a worker reuses the sampled task
+    runs = [k for i, k in enumerate(c.task_key for c in exp.cells)
+            if i == 0 or k != exp.cells[i - 1].task_key]
+    assert len(runs) == len(set(runs))
+
+
+def test_protocol_dataset_restriction_and_protocol_filter():
+    grid = GridSpec(datasets=[DatasetSpec("toy"), DatasetSpec("toy2")], seeds=[0],
+                    protocol_datasets={"toy_ranking": ["toy2"]})
+    exp = expand(grid, PROTOCOLS, toy_loader)
+    assert {(c.dataset, c.protocol) for c in exp.cells} == {
+        ("toy", "toy_verification"), ("toy2", "toy_verification"), ("toy2", "toy_ranking")}
+    grid.protocols = ["toy_ranking"]
+    assert {c.protocol for c in expand(grid, PROTOCOLS, toy_loader).cells} == {"toy_ranking"}
+
+
+def test_protocol_params_rebuild_the_protocol_and_enter_the_key():
+    plain = GridSpec(datasets=[DatasetSpec("toy")], seeds=[0], max_settings=1,
+                     protocols=["toy_verification"])
+    small = GridSpec(datasets=[DatasetSpec("toy")], seeds=[0], max_settings=1,
+                     protocols=["toy_verification"],
+                     protocol_params={"toy_verification": {"n_pairs": 6}})
+    (a,) = expand(plain, PROTOCOLS, toy_loader).cells
+    (b,) = expand(small, PROTOCOLS, toy_loader).cells
+    assert a.setting == b.setting and a.key != b.key
+    assert b.spec()["protocol_params"] == {"n_pairs": 6}
+    proto = configured(PROTOCOLS, "toy_verification", b.protocol_params)
+    assert proto.n_pairs == 6 and PROTOCOLS["toy_verification"].n_pairs == 20
+    assert len(proto.sample(toy_loader("toy"), dict(b.setting), 0).y) == 6
+
+
+def test_unknown_names_are_clear_errors():
+    grid = GridSpec(datasets=[DatasetSpec("toy")], seeds=[0], methods=["nope"])
+    with pytest.raises(ValueError, match="unknown method"):
+        expand(grid, PROTOCOLS, toy_loader)
+    grid = GridSpec(datasets=[DatasetSpec("toy")], seeds=[0], protocols=["nope"])
+    with pytest.raises(ValueError, match="unknown protocol"):
+        expand(grid, PROTOCOLS, toy_loader)
+
+
+def test_hosted_llm_methods_need_url_and_model_and_key_on_them():
+    methods = {"random": METHODS["random"],
+               "hosted": MethodSpec(lambda seed, o: RandomGuess(seed), hosted_llm=True)}
+    assert available_methods(MethodOptions(), methods) == ["random"]
+    grid = GridSpec(datasets=[DatasetSpec("toy")], seeds=[0], max_settings=1)
+    exp = expand(grid, PROTOCOLS, toy_loader, methods=methods)
+    assert {c.method for c in exp.cells} == {"random"}
+    assert any("hosted" in s for s in exp.skipped)
+    opts = MethodOptions(llm_base_url="http://127.0.0.1:9/v1", llm_model="m")
+    cells = expand(grid, PROTOCOLS, toy_loader, methods=methods, options=opts).cells
+    hosted = [c for c in cells if c.method == "hosted"]
+    assert hosted and all(c.method_options == {"llm_base_url": "http://127.0.0.1:9/v1",
+                                               "llm_model": "m"} for c in hosted)
+
+
+def test_quick_grid_is_a_subset_of_full_grid():
+    quick, full = quick_grid(3), full_grid(3)
+    assert quick.seeds == [3] and full.seeds == [3, 4, 5]
+    assert {d.name for d in quick.datasets} <= {d.name for d in full.datasets}
+    assert quick.max_settings == 1 and full.max_settings is None

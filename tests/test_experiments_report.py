@@ -1,0 +1,135 @@
+"""Report, leaderboard, published figures and plots."""
+
+import json
+from math import comb
+
+import pandas as pd
+import pytest
+from experiments_standins import ToyRanking, ToyVerification, UpperCased, toy_loader
+
+from experiments.grid import DatasetSpec, GridSpec, expand
+from experiments.plots import make_plots, masking_bars
+from experiments.report import (
+    collect,
+    leaderboard,
+    load_published,
+    protocol_tables,
+    summarise,
+    write_report,
+)
+from experiments.runner import run
+
+PROTOCOLS = {"toy_verification": ToyVerification(), "toy_ranking": ToyRanking()}
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("run")
+    cells = expand(GridSpec(datasets=[DatasetSpec("toy")], seeds=[0, 1]), PROTOCOLS,
+                   toy_loader).cells
+    run(cells, out, protocols=PROTOCOLS, loader=toy_loader, progress=False)
+    return out
+
+
+def test_table_is_tidy_and_summary_is_mean_std_over_groups_and_seeds(finished_run):
+    table, failures = collect(finished_run)
+    assert failures.empty
+    assert list(table.columns) == ["dataset", "protocol", "setting", "method", "seed", "group",
+                                   "metric", "value", "n", "runtime", "key"]
+    summary = summarise(table)
+    one = table[(table["protocol"] == "toy_ranking") & (table["metric"] == "rank@1")
+                & (table["setting"] == '{"n_authors": 2}')]
+    assert len(one) == 6  # (2 groups + their "all" row) x 2 seeds
+    one = one[one["group"] != "all"]
+    row = summary[(summary["protocol"] == "toy_ranking") & (summary["metric"] == "rank@1")
+                  & (summary["setting"] == '{"n_authors": 2}')].iloc[0]
+    assert row["count"] == 4
+    assert row["mean"] == pytest.approx(one["value"].mean())
+    assert row["std"] == pytest.approx(one["value"].std(ddof=1))
+    # a protocol without groups: its "all" rows (one per seed) are the replicates
+    auc = summary[(summary["metric"] == "auc") & (summary["setting"] == '{"mix": "half"}')]
+    assert auc["count"].tolist() == [2]
+    tables = protocol_tables(table)
+    assert "rank@1" in tables["toy_ranking"] and "± " in tables["toy_ranking"]
+
+
+def test_published_random_guess_rows_equal_the_closed_form():
+    pub = load_published()
+    rows = pub[pub["method"] == "random guess"]
+    assert len(rows) == 6
+    for r in rows.itertuples():
+        n_authors = json.loads(r.setting)["n_authors"]
+        k = int(r.metric.split("@")[1])
+        cands, relevant = 10 * n_authors - 1, 9
+        expected = 1 - comb(cands - relevant, k) / comb(cands, k)
+        assert r.value == pytest.approx(100 * expected, abs=0.05)
+    assert set(pub.columns) >= {"source", "table", "dataset", "protocol", "setting", "method",
+                                "metric", "value", "unit", "verified"}
+    assert (pub["source"] != "").all()
+
+
+def test_leaderboard_puts_stylo_beside_published_rows():
+    summary = pd.DataFrame({
+        "dataset": ["mlpapers", "mlpapers", "imdb62"],
+        "protocol": ["aidbench_one_to_many"] * 2 + ["aidbench_one_to_two"],
+        "setting": ['{"n_authors": 2, "n_groups": 10}', '{"n_authors": 5, "n_groups": 10}',
+                    '{"cross_topic": false}'],
+        "method": ["random"] * 3, "metric": ["rank@1", "rank@1", "accuracy"],
+        "mean": [0.48, 0.19, 0.51], "std": [0.1, 0.05, 0.02], "count": [30, 30, 3]})
+    board = leaderboard(summary, load_published())
+    two = board[(board["dataset"] == "mlpapers") & (board["setting"] == "n_authors=2")
+                & (board["metric"] == "rank@1")]
+    assert list(two["system"]) == ["searching-based baseline",
+                                   "stylo: random [n_authors=2, n_groups=10]", "random guess"]
+    assert two["value"].iloc[1] == pytest.approx(48.0)
+    imdb = board[(board["dataset"] == "imdb62")]
+    assert list(imdb["system"]) == ["GPT-4-Turbo", "stylo: random [cross_topic=False]"]
+
+
+def test_report_and_plots(finished_run):
+    table, failures = collect(finished_run)
+    plots = make_plots(finished_run, table)
+    names = sorted(p.name.split("__")[0] for p in plots)
+    # ROC for both toy_verification settings, Rank@k for both toy_ranking settings, and one
+    # accuracy-vs-authors figure; no masking data, so no masking plot
+    assert names == ["rank_at_k", "rank_at_k", "roc", "roc", "vs_authors"]
+    assert all(p.stat().st_size > 1000 for p in plots)
+    info = {"command": ["python", "-m", "experiments.run_all"], "summary": {"total": 16},
+            "skipped": ["dataset missing: not available"]}
+    report = write_report(finished_run, table, failures, info, plots=plots).read_text()
+    assert "## toy_ranking" in report and "## Leaderboard" in report
+    assert "dataset missing: not available" in report and "(plots/roc__" in report
+
+
+def test_masking_bars_drawn_only_with_masking_settings(tmp_path):
+    base = {"dataset": "g", "protocol": "rethinking_av", "method": "m", "metric": "overall",
+            "std": 0.0, "count": 1}
+    summary = pd.DataFrame([
+        {**base, "setting": '{"split": "closed"}', "mean": 0.6}])
+    assert masking_bars(summary, tmp_path) == []
+    summary = pd.DataFrame([
+        {**base, "setting": '{"masking": "none", "split": "closed"}', "mean": 0.6},
+        {**base, "setting": '{"masking": "ne", "split": "closed"}', "mean": 0.7}])
+    (path,) = masking_bars(summary, tmp_path)
+    assert path.is_file()
+
+
+def test_masking_cells_show_as_a_setting_and_get_bars(tmp_path):
+    grid = GridSpec(datasets=[DatasetSpec("toy")], seeds=[0], maskings=["upper"],
+                    masking_protocols=["toy_verification"])
+    maskings = {"upper": UpperCased}
+    cells = expand(grid, PROTOCOLS, toy_loader, maskings=maskings).cells
+    plain = expand(GridSpec(datasets=[DatasetSpec("toy")], seeds=[0]), PROTOCOLS,
+                   toy_loader).cells
+    # one masked cell beside each toy_verification cell; unmasked keys are unchanged
+    assert len(cells) == len(plain) + 2
+    assert {c.key for c in plain} < {c.key for c in cells}
+    run(cells, tmp_path, protocols=PROTOCOLS, loader=toy_loader, maskings=maskings,
+        progress=False)
+    table, failures = collect(tmp_path)
+    assert failures.empty
+    auc = table[(table["metric"] == "auc") & table["setting"].str.contains('"mix": "half"')]
+    assert sorted(auc["setting"]) == ['{"masking": "upper", "mix": "half"}', '{"mix": "half"}']
+    assert auc["value"].nunique() == 2  # the masked verifier saw other texts
+    (path,) = masking_bars(summarise(table), tmp_path / "plots")
+    assert path.name.startswith("masking__toy__toy_verification")

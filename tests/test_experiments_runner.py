@@ -1,0 +1,143 @@
+"""The runner: resume, determinism, failure recording, atomic writes, the run_all command."""
+
+import json
+import os
+
+import pandas as pd
+import pytest
+from experiments_standins import (
+    FailingVerification,
+    InterruptingVerification,
+    ToyRanking,
+    ToyVerification,
+    toy_loader,
+)
+
+from experiments import run_all
+from experiments.grid import DatasetSpec, GridSpec, expand
+from experiments.report import collect
+from experiments.runner import CellStore, run, write_atomic
+
+PROTOCOLS = {"toy_verification": ToyVerification(), "toy_ranking": ToyRanking()}
+GRID = GridSpec(datasets=[DatasetSpec("toy"), DatasetSpec("missing_x")], seeds=[0, 1])
+
+
+def _cells(protocols=PROTOCOLS):
+    return expand(GRID, protocols, toy_loader).cells
+
+
+def test_resume_after_max_cells_recomputes_only_unfinished(tmp_path):
+    cells = _cells()
+    first = run(cells, tmp_path, protocols=PROTOCOLS, loader=toy_loader, max_cells=3,
+                progress=False)
+    assert (first.computed, first.already_done, first.not_run) == (3, 0, len(cells) - 3)
+    store = CellStore(tmp_path)
+    stamps = {r["key"]: r["finished"] for r in store.records()}
+    second = run(cells, tmp_path, protocols=PROTOCOLS, loader=toy_loader, progress=False)
+    assert (second.already_done, second.computed, second.not_run) == (3, len(cells) - 3, 0)
+    # the three finished cells were not rewritten
+    assert {k: r["finished"] for r in store.records() for k in [r["key"]] if k in stamps} \
+        == stamps
+    third = run(cells, tmp_path, protocols=PROTOCOLS, loader=toy_loader, progress=False)
+    assert (third.already_done, third.computed) == (len(cells), 0)
+
+
+def test_resume_after_keyboard_interrupt(tmp_path):
+    interrupting = {**PROTOCOLS, "toy_verification": InterruptingVerification(after=2)}
+    cells = _cells(interrupting)
+    with pytest.raises(KeyboardInterrupt):
+        run(cells, tmp_path, protocols=interrupting, loader=toy_loader, n_jobs=1,
+            progress=False)
+    stored = CellStore(tmp_path).records()
+    assert len(stored) == 2 and all(r["status"] == "ok" for r in stored)
+    assert not [p for p in (tmp_path / "cells").iterdir() if p.name.startswith(".")]
+    again = run(cells, tmp_path, protocols=PROTOCOLS, loader=toy_loader, progress=False)
+    assert (again.already_done, again.computed) == (2, len(cells) - 2)
+
+
+def test_same_seed_gives_identical_table_across_backends_and_jobs(tmp_path):
+    cells = _cells()
+    run(cells, tmp_path / "a", protocols=PROTOCOLS, loader=toy_loader, n_jobs=1,
+        progress=False)
+    run(cells, tmp_path / "b", protocols=PROTOCOLS, loader=toy_loader, n_jobs=2,
+        progress=False)
+    ta, _ = collect(tmp_path / "a")
+    tb, _ = collect(tmp_path / "b")
+    assert len(ta) > 0
+    cols = [c for c in ta.columns if c != "runtime"]
+    pd.testing.assert_frame_equal(ta[cols], tb[cols])
+    # a different seed changes the numbers
+    other = expand(GridSpec(datasets=[DatasetSpec("toy")], seeds=[7]), PROTOCOLS,
+                   toy_loader).cells
+    run(other, tmp_path / "c", protocols=PROTOCOLS, loader=toy_loader, progress=False)
+    tc, _ = collect(tmp_path / "c")
+    assert not ta.loc[ta["seed"] == 0, "value"].reset_index(drop=True).equals(
+        tc["value"].reset_index(drop=True))
+
+
+def test_scores_are_split_into_their_own_file(tmp_path):
+    cells = [c for c in _cells() if c.protocol == "toy_verification"][:1]
+    run(cells, tmp_path, protocols=PROTOCOLS, loader=toy_loader, progress=False)
+    store = CellStore(tmp_path)
+    (rec,) = store.records()
+    assert {r["metric"] for r in rec["rows"]} == {"accuracy", "auc"}
+    scores = store.scores(rec)
+    assert {"y_true", "y_score"} <= set(scores.columns) and len(scores) == 20
+    assert scores["y_true"].dtype == bool and scores["y_true"].sum() == 10
+
+
+def test_failing_cell_is_recorded_and_run_goes_on(tmp_path):
+    failing = {"toy_verification": FailingVerification(), "toy_ranking": ToyRanking()}
+    cells = _cells(failing)
+    summary = run(cells, tmp_path, protocols=failing, loader=toy_loader, progress=False)
+    assert summary.computed == len(cells)
+    table, failures = collect(tmp_path)
+    assert len(failures) == 2  # the "quarter" setting, two seeds
+    assert failures["error"].str.startswith("ConnectionError: stand-in server").all()
+    assert failures["traceback"].str.contains("FailingVerification|evaluate").all()
+    assert set(table["protocol"]) == {"toy_verification", "toy_ranking"}
+    # a rerun retries the failed cells only
+    again = run(cells, tmp_path, protocols=failing, loader=toy_loader, progress=False)
+    assert (again.already_done, again.computed, again.failed) == (len(cells) - 2, 2, 2)
+
+
+def test_run_all_exit_code_and_outputs(tmp_path, capsys):
+    failing = {"toy_verification": FailingVerification(), "toy_ranking": ToyRanking()}
+    out = tmp_path / "res"
+    code = run_all.main(["--out", str(out), "--no-progress", "--no-plots"], protocols=failing,
+                        loader=toy_loader, grid=GRID)
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "missing_x" in err and "not available" in err and "2 cell(s) failed" in err
+    for name in ["results.csv", "results.parquet", "manifest.json", "REPORT.md"]:
+        assert (out / name).is_file(), name
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["command"][-4:] == ["--out", str(out), "--no-progress", "--no-plots"]
+    assert manifest["packages"]["pandas"] == pd.__version__
+    assert manifest["summary"]["failed"] == 2
+    report = (out / "REPORT.md").read_text()
+    assert "## Failed cells" in report and "ConnectionError" in report
+    code = run_all.main(["--out", str(tmp_path / "ok"), "--no-progress", "--no-plots"],
+                        protocols=PROTOCOLS, loader=toy_loader, grid=GRID)
+    assert code == 0
+
+
+def test_run_all_without_protocols_is_a_clear_usage_error(tmp_path, capsys):
+    assert run_all.main(["--out", str(tmp_path)], protocols={}, loader=toy_loader) == 2
+
+
+def test_write_atomic_never_leaves_a_partial_file(tmp_path, monkeypatch):
+    target = tmp_path / "cells" / "k.json"
+    write_atomic(target, b'{"old": true}')
+
+    def broken_replace(src, dst):
+        raise OSError("disk full")
+    monkeypatch.setattr(os, "replace", broken_replace)
+    with pytest.raises(OSError, match="disk full"):
+        write_atomic(target, b'{"new": true, "long": "' + b"x" * 10000 + b'"}')
+    monkeypatch.undo()
+    assert target.read_bytes() == b'{"old": true}'
+    assert [p.name for p in target.parent.iterdir()] == ["k.json"]
+    # a temporary file that a killed writer left behind is never read as a cell
+    (target.parent / ".x.json.abc.tmp").write_text("{partial")
+    assert [r for r in CellStore(tmp_path).records()] == [{"old": True}]
