@@ -1,15 +1,15 @@
 """Frequency features shared by the impostors, Delta and SVM baselines.
 
-A thin seam over scikit-learn's ``CountVectorizer`` until ``stylo.features`` provides its
-n-gram extractors; every baseline here gets its vectors through :func:`make_counter` and
-:func:`relative_frequencies`, so swapping the extractor is a change in one place.
+Counts come from ``stylo.features`` (exact, Numba-fast equivalents of scikit-learn's
+``CountVectorizer``); these two helpers fix the settings the baselines share.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.feature_extraction.text import CountVectorizer
+
+from stylo.features import CharNgrams, WordNgrams
 
 __all__ = ["make_counter", "relative_frequencies"]
 
@@ -17,12 +17,13 @@ _UNITS = ("char", "word")
 
 
 def make_counter(unit: str = "char", n: int = 4, max_features: int | None = None,
-                 lowercase: bool = True) -> CountVectorizer:
+                 lowercase: bool = True, **options) -> CharNgrams | WordNgrams:
     """An unfitted counter of ``unit`` n-grams keeping the ``max_features`` most frequent.
 
     ``unit="char"`` counts overlapping character n-grams (across word boundaries, as in the
-    PAN baselines); ``unit="word"`` counts word n-grams (tokens of letters, digits and
-    apostrophes, punctuation dropped).
+    PAN baselines); ``unit="word"`` counts word n-grams (``stylo.features.TOKEN_PATTERN``
+    tokens, punctuation dropped). ``options`` go to the extractor (e.g. ``min_df``,
+    ``use_idf``, ``sublinear_tf``, ``norm``).
     """
     if unit not in _UNITS:
         raise ValueError(f"unit must be one of {_UNITS}, got {unit!r}")
@@ -31,11 +32,10 @@ def make_counter(unit: str = "char", n: int = 4, max_features: int | None = None
     if max_features is not None and int(max_features) < 1:
         raise ValueError(f"max_features must be >= 1 or None, got {max_features}")
     if unit == "char":
-        return CountVectorizer(analyzer="char", ngram_range=(n, n), lowercase=lowercase,
-                               max_features=max_features, dtype=np.float64)
-    return CountVectorizer(analyzer="word", ngram_range=(n, n), lowercase=lowercase,
-                           token_pattern=r"(?u)\b\w[\w']*\b", max_features=max_features,
-                           dtype=np.float64)
+        return CharNgrams(ngram_range=(n, n), lowercase=lowercase, max_features=max_features,
+                          dtype=np.float64, **options)
+    return WordNgrams(ngram_range=(n, n), lowercase=lowercase, max_features=max_features,
+                      dtype=np.float64, **options)
 
 
 def relative_frequencies(counts: sp.spmatrix) -> sp.csr_matrix:

@@ -12,7 +12,8 @@ Algorithm, for one problem (known profile K, unknown text U) and a pool of impos
    character ``n``-grams (vocabulary learnt at ``fit``); a problem with several known texts
    uses the mean of their vectors (the author's profile).
 2. Candidates: the ``n_candidates`` pool texts most similar to U (min-max similarity on all
-   features), excluding any pool text identical to one of the problem's own texts.
+   features, ``stylo.features.pairwise_minmax``), excluding any pool text identical to one
+   of the problem's own texts.
 3. For ``n_iter`` iterations, keep a random ``feature_fraction`` of the features and a random
    ``n_impostors`` of the candidates; the iteration is a win if sim(K, U) beats the similarity
    of U to every sampled impostor.
@@ -43,6 +44,7 @@ import scipy.sparse as sp
 from baselines._features import make_counter, relative_frequencies
 from baselines.base import NO_ANSWER, Verifier, training_pairs
 from stylo.corpus import Corpus, PairSet
+from stylo.features import pairwise_minmax
 from stylo.metrics.pan import auc, c_at_1
 
 __all__ = ["GeneralImpostors", "shift_scores", "fit_grey_zone"]
@@ -71,51 +73,6 @@ def _masked_sums_reference(indptr, indices, data, mask_t):
         for j in range(indptr[r], indptr[r + 1]):
             for it in range(n_iter):
                 out[r, it] += data[j] * mask_t[indices[j], it]
-    return out
-
-
-@numba.njit(cache=True, parallel=True)
-def _minmax_rows(indptr, indices, data, n_features, q_rows, x_rows):
-    """Min-max similarity sum(min)/sum(max) of every q row with every x row: (n_q, n_x)."""
-    n_q, n_x = q_rows.shape[0], x_rows.shape[0]
-    out = np.zeros((n_q, n_x))
-    for a in numba.prange(n_q):
-        q = q_rows[a]
-        dense = np.zeros(n_features)
-        q_sum = 0.0
-        for j in range(indptr[q], indptr[q + 1]):
-            dense[indices[j]] = data[j]
-            q_sum += data[j]
-        for b in range(n_x):
-            x = x_rows[b]
-            mins = 0.0
-            x_sum = 0.0
-            for j in range(indptr[x], indptr[x + 1]):
-                v = data[j]
-                x_sum += v
-                w = dense[indices[j]]
-                mins += v if v < w else w
-            den = q_sum + x_sum - mins
-            out[a, b] = mins / den if den > 0.0 else 0.0
-    return out
-
-
-def _minmax_rows_reference(indptr, indices, data, n_features, q_rows, x_rows):
-    # sum(max) written as sum(q) + sum(x) - sum(min), summed in CSR order like the kernel
-    def row(r):
-        return dict(zip(indices[indptr[r]:indptr[r + 1]].tolist(),
-                        data[indptr[r]:indptr[r + 1]].tolist()))
-
-    out = np.zeros((len(q_rows), len(x_rows)))
-    for a, q in enumerate(q_rows):
-        qd = row(q)
-        for b, x in enumerate(x_rows):
-            xd = row(x)
-            mins = 0.0
-            for f, v in xd.items():
-                mins += min(v, qd.get(f, 0.0))
-            den = sum(qd.values()) + sum(xd.values()) - mins
-            out[a, b] = mins / den if den > 0 else 0.0
     return out
 
 
@@ -351,13 +308,13 @@ class GeneralImpostors(Verifier):
         mask_t, picks = self._draws(rows.shape[1], k, m)
         csr = (rows.indptr.astype(np.int64), rows.indices.astype(np.int64), rows.data,
                rows.shape[1])
-        pool_rows = np.arange(n_pool, dtype=np.int64)
+        pool_x = rows[:n_pool]
         wins = np.zeros(n_prob)
         mask = np.ascontiguousarray(mask_t.T, dtype=np.uint8)
         with _threads(self.n_jobs):
             sums = _masked_sums(csr[0], csr[1], csr[2], mask_t)
             for q_rows, t_rows in ((unknown_rows, profile_rows), (profile_rows, unknown_rows)):
-                sim = _minmax_rows(*csr, q_rows, pool_rows)
+                sim = pairwise_minmax(rows[q_rows], pool_x, n_jobs=self.n_jobs)
                 sim[~eligible] = -1.0
                 cand = np.argsort(-sim, axis=1, kind="stable")[:, :k].astype(np.int64)
                 wins += _impostor_wins(*csr, q_rows, t_rows, cand, mask, picks, sums)
@@ -365,7 +322,7 @@ class GeneralImpostors(Verifier):
 
     def _frequencies(self, texts: list[str]) -> sp.csr_matrix:
         if not texts:
-            return sp.csr_matrix((0, len(self.counter_.vocabulary_)))
+            return sp.csr_matrix((0, len(self.counter_.get_feature_names_out())))
         return relative_frequencies(self.counter_.transform(texts))
 
     def _draws(self, n_features: int, k: int, m: int) -> tuple[np.ndarray, np.ndarray]:

@@ -15,8 +15,6 @@ from baselines.impostors import (
     _impostor_wins_reference,
     _masked_sums,
     _masked_sums_reference,
-    _minmax_rows,
-    _minmax_rows_reference,
     fit_grey_zone,
     shift_scores,
 )
@@ -92,21 +90,10 @@ def test_kernels_agree_with_references_exactly(inputs):
     csr, q_rows, t_rows, cand, mask_t, picks = inputs
     sums = _masked_sums(csr[0], csr[1], csr[2], mask_t)
     np.testing.assert_array_equal(sums, _masked_sums_reference(csr[0], csr[1], csr[2], mask_t))
-    x_rows = np.arange(len(csr[0]) - 1, dtype=np.int64)
-    np.testing.assert_array_equal(_minmax_rows(*csr, q_rows, x_rows),
-                                  _minmax_rows_reference(*csr, q_rows, x_rows))
     mask = mask_t.T.astype(np.uint8)
     np.testing.assert_array_equal(
         _impostor_wins(*csr, q_rows, t_rows, cand, mask, picks, sums),
         _impostor_wins_reference(*csr, q_rows, t_rows, cand, mask, picks, sums))
-
-
-def test_minmax_of_known_vectors():
-    rows = sp.csr_matrix(np.array([[1.0, 2.0, 0.0], [2.0, 1.0, 1.0], [0.0, 0.0, 0.0]]))
-    csr = (rows.indptr.astype(np.int64), rows.indices.astype(np.int64), rows.data, 3)
-    got = _minmax_rows(*csr, np.array([0], dtype=np.int64), np.arange(3, dtype=np.int64))
-    # min sums 1 + 1 + 0 = 2, max sums 2 + 2 + 1 = 5; an empty row has similarity 0
-    np.testing.assert_array_equal(got, [[1.0, 2.0 / 5.0, 0.0]])
 
 
 def test_target_identical_to_query_always_wins():
