@@ -9,13 +9,15 @@ small samples, big problem", DSH 30(2), 2015 (Eder's delta); S. Evert et al., "U
 and explaining Delta measures for authorship attribution", DSH 32(suppl. 2), 2017.
 
 Features: relative frequencies of the ``n_features`` most frequent words of the fitting corpus
-(default 300), z-scored with that corpus's per-word mean and standard deviation. With
+(default 300), z-scored with that corpus's per-word mean and standard deviation (ddof 1), by
+``stylo.features.DeltaScaler``; the Burrows, Eder and cosine kernels are
+``stylo.features.pairwise_delta`` / ``paired_delta``, Argamon's is added here. With
 z-scores ``z_a`` and ``z_b`` of length n (words ordered by decreasing frequency):
 
 - ``burrows``: mean |z_a - z_b|  (Manhattan / n)
 - ``argamon``: sqrt(sum (z_a - z_b)^2)  (Argamon's quadratic delta as a Euclidean distance)
-- ``eder``: sum |z_a - z_b| * (n - i) / n for the i-th word (i = 0..n-1), so frequent words
-  weigh more
+- ``eder``: (1/n) sum |z_a - z_b| * (n - i) / n for the i-th word (i = 0..n-1), so frequent
+  words weigh more (R stylo's ``dist.eder``)
 - ``cosine``: 1 - cos(z_a, z_b)  (Würzburg / cosine delta)
 
 :class:`DeltaClassifier` is Burrows' nearest-centroid attribution (centroid = an author's mean
@@ -31,8 +33,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.validation import check_is_fitted
 
-from baselines._features import make_counter, relative_frequencies
+from baselines._features import make_counter
 from baselines.base import Verifier, check_texts, training_pairs
+from stylo import features
 from stylo.corpus import Corpus
 
 __all__ = ["DELTAS", "DeltaClassifier", "DeltaVerifier", "ZScores", "pairwise_delta",
@@ -46,59 +49,38 @@ def _check_kind(kind: str) -> None:
         raise ValueError(f"unknown delta {kind!r}; expected one of {DELTAS}")
 
 
-def _eder_weights(n: int) -> np.ndarray:
-    return (n - np.arange(n)) / n
-
-
 def pairwise_delta(z1: np.ndarray, z2: np.ndarray, kind: str = "burrows") -> np.ndarray:
     """Delta between every row of ``z1`` (n1, n) and every row of ``z2`` (n2, n): (n1, n2).
 
-    Columns must be ordered by decreasing corpus frequency for ``eder``. A zero row has
-    cosine delta 1 (no direction), never NaN.
+    ``burrows``, ``eder`` and ``cosine`` are ``stylo.features.pairwise_delta``; ``argamon`` is
+    the Euclidean distance. Columns must be ordered by decreasing frequency for ``eder``.
     """
     _check_kind(kind)
-    z1, z2 = np.atleast_2d(np.asarray(z1, float)), np.atleast_2d(np.asarray(z2, float))
-    if z1.shape[1] != z2.shape[1]:
-        raise ValueError(f"z1 has {z1.shape[1]} features but z2 has {z2.shape[1]}")
-    n = z1.shape[1]
-    if kind == "burrows":
-        return cdist(z1, z2, "cityblock") / n
     if kind == "argamon":
+        z1, z2 = np.atleast_2d(np.asarray(z1, float)), np.atleast_2d(np.asarray(z2, float))
+        if z1.shape[1] != z2.shape[1]:
+            raise ValueError(f"z1 has {z1.shape[1]} features but z2 has {z2.shape[1]}")
         return cdist(z1, z2, "euclidean")
-    if kind == "eder":
-        return cdist(z1, z2, "cityblock", w=_eder_weights(n))
-    norms1 = np.linalg.norm(z1, axis=1)
-    norms2 = np.linalg.norm(z2, axis=1)
-    denom = np.outer(norms1, norms2)
-    cos = np.divide(z1 @ z2.T, denom, out=np.zeros((len(z1), len(z2))), where=denom > 0)
-    return 1.0 - cos
+    return features.pairwise_delta(z1, z2, kind=kind)
 
 
 def paired_delta(z1: np.ndarray, z2: np.ndarray, kind: str = "burrows") -> np.ndarray:
     """Delta between aligned rows ``z1[i]`` and ``z2[i]`` (both (n_pairs, n)): (n_pairs,)."""
     _check_kind(kind)
-    z1, z2 = np.atleast_2d(np.asarray(z1, float)), np.atleast_2d(np.asarray(z2, float))
-    if z1.shape != z2.shape:
-        raise ValueError(f"paired_delta needs equal shapes, got {z1.shape} and {z2.shape}")
-    n = z1.shape[1]
-    diff = z1 - z2
-    if kind == "burrows":
-        return np.abs(diff).sum(axis=1) / n
     if kind == "argamon":
-        return np.sqrt((diff ** 2).sum(axis=1))
-    if kind == "eder":
-        return (np.abs(diff) * _eder_weights(n)).sum(axis=1)
-    denom = np.linalg.norm(z1, axis=1) * np.linalg.norm(z2, axis=1)
-    cos = np.divide((z1 * z2).sum(axis=1), denom, out=np.zeros(len(z1)), where=denom > 0)
-    return 1.0 - cos
+        z1, z2 = np.atleast_2d(np.asarray(z1, float)), np.atleast_2d(np.asarray(z2, float))
+        if z1.shape != z2.shape:
+            raise ValueError(f"paired_delta needs equal shapes, got {z1.shape} and {z2.shape}")
+        return np.sqrt(((z1 - z2) ** 2).sum(axis=1))
+    return features.paired_delta(z1, z2, kind=kind)
 
 
 class ZScores(BaseEstimator):
-    """Most-frequent-feature relative frequencies, z-scored with the fitting texts' statistics.
+    """Texts -> z-scored relative frequencies of the most frequent features.
 
-    ``transform`` returns a dense (n_texts, n_features) array; columns are ordered by
-    decreasing total count in the fitting texts. A feature constant over the fitting texts
-    (std 0) gets z = 0.
+    ``WordNgrams``/``CharNgrams`` counts followed by ``stylo.features.DeltaScaler``:
+    ``transform`` returns a dense (n_texts, n_features) array, columns ordered by decreasing
+    mean relative frequency in the fitting texts; a feature constant there gets z = 0.
     """
 
     def __init__(self, n_features: int = 300, unit: str = "word", n: int = 1):
@@ -108,39 +90,17 @@ class ZScores(BaseEstimator):
 
     def fit(self, texts, y=None):
         texts = check_texts(texts)
-        if not texts:
-            raise ValueError("ZScores.fit needs at least one text")
-        counter = make_counter(self.unit, self.n, None)
-        counts = counter.fit_transform(texts)
-        totals = np.asarray(counts.sum(axis=0)).ravel()
-        names = counter.get_feature_names_out()
-        # most frequent first, ties broken alphabetically so the order is reproducible
-        order = np.lexsort((names, -totals))[: int(self.n_features)]
-        self.features_ = names[order]
+        if len(texts) < 2:
+            raise ValueError("ZScores.fit needs at least two texts")
         self.counter_ = make_counter(self.unit, self.n, None)
-        self.counter_.vocabulary_ = {f: i for i, f in enumerate(self.features_)}
-        # relative to all tokens of a text, not only to the kept features (Burrows)
-        freqs = relative_frequencies(counts).toarray()[:, order]
-        self.mean_ = freqs.mean(axis=0)
-        self.std_ = freqs.std(axis=0, ddof=1) if len(texts) > 1 else np.zeros(len(order))
+        counts = self.counter_.fit_transform(texts)
+        self.scaler_ = features.DeltaScaler(max_features=int(self.n_features)).fit(counts)
+        self.features_ = self.counter_.get_feature_names_out()[self.scaler_.columns_]
         return self
 
-    def frequencies(self, texts) -> np.ndarray:
-        """Relative frequencies (n_texts, n_features) of the kept features."""
-        check_is_fitted(self, "features_")
-        texts = check_texts(texts)
-        counts = self.counter_.transform(texts)
-        totals = np.array([len(self._all_ngrams(t)) for t in texts], dtype=float)
-        return np.divide(counts.toarray(), totals[:, None], out=np.zeros(counts.shape),
-                         where=totals[:, None] > 0)
-
-    def _all_ngrams(self, text: str) -> list[str]:
-        return self.counter_.build_analyzer()(text)
-
     def transform(self, texts) -> np.ndarray:
-        freqs = self.frequencies(texts)
-        return np.divide(freqs - self.mean_, self.std_, out=np.zeros_like(freqs),
-                         where=self.std_ > 0)
+        check_is_fitted(self, "scaler_")
+        return self.scaler_.transform(self.counter_.transform(check_texts(texts)))
 
 
 class DeltaClassifier(ClassifierMixin, BaseEstimator):

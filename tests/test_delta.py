@@ -19,8 +19,8 @@ B = np.array([[0.0, 1.0, 2.0]])
 @pytest.mark.parametrize("kind, expected", [
     ("burrows", (1 + 2 + 0) / 3),
     ("argamon", np.sqrt(1 + 4 + 0)),
-    # weights (3 - i) / 3 for i = 0, 1, 2: 1, 2/3, 1/3
-    ("eder", 1 * 1 + 2 * 2 / 3 + 0 * 1 / 3),
+    # weights (3 - i) / 3 for i = 0, 1, 2: 1, 2/3, 1/3, and the mean over the 3 words
+    ("eder", (1 * 1 + 2 * 2 / 3 + 0 * 1 / 3) / 3),
     # a.b = 0 - 1 + 4 = 3; |a| = sqrt(6), |b| = sqrt(5)
     ("cosine", 1 - 3 / np.sqrt(30)),
 ])
@@ -48,15 +48,17 @@ def test_zero_vector_has_cosine_delta_one_and_unknown_kind_raises():
 def test_zscores_by_hand():
     texts = ["a a b", "a b b", "a c c"]
     z = ZScores(n_features=2).fit(texts)
-    # totals: a 4, b 3, c 2 -> keep a, b; frequencies relative to all three tokens
+    # mean relative frequencies: a 4/9, b 3/9, c 2/9 -> keep a, b; frequencies are relative
+    # to all tokens of a text, not only to the kept words
     assert list(z.features_) == ["a", "b"]
     freqs = np.array([[2 / 3, 1 / 3], [1 / 3, 2 / 3], [1 / 3, 0.0]])
-    np.testing.assert_allclose(z.frequencies(texts), freqs)
     expected = (freqs - freqs.mean(axis=0)) / freqs.std(axis=0, ddof=1)
     np.testing.assert_allclose(z.transform(texts), expected)
     # a feature constant over the fitting texts gets z = 0, not NaN
     flat = ZScores(n_features=5).fit(["x y", "x z"])
     assert np.isfinite(flat.transform(["x y", "q"])).all()
+    with pytest.raises(ValueError):
+        ZScores().fit(["only one"])
 
 
 def test_classifier_attributes_synthetic_authors():
