@@ -19,9 +19,10 @@ Algorithm, for one problem (known profile K, unknown text U) and a pool of impos
    of U to every sampled impostor.
 4. Repeat with the roles swapped (query K, target U, candidates most similar to K); the raw
    score is the mean win rate of the two directions.
-5. Score shifting: a grey zone [p1, p2] of raw scores becomes 0.5; scores below ``p1`` are
-   mapped linearly into [0, 0.5) and above ``p2`` into (0.5, 1]. p1/p2 maximise AUC x c@1 on
-   the training problems (Kestemont et al.'s criterion for PAN13-15).
+5. Score shifting (``baselines.calibration.ScoreCalibrator`` without Platt scaling): a grey
+   zone [p1, p2] of raw scores becomes 0.5, scores below ``p1`` are mapped linearly below 0.5
+   and above ``p2`` above 0.5; p1/p2 maximise ``objective`` on the training problems
+   (default AUC x c@1, Kestemont et al.'s criterion for PAN13-15).
 
 Impostor pool: the texts ``fit`` saw (a Corpus's texts or a PairSet's known/unknown texts)
 plus, with ``transductive=True`` (default, as Kestemont et al. did on PAN14), the texts of the
@@ -43,11 +44,11 @@ import scipy.sparse as sp
 
 from baselines._features import make_counter, relative_frequencies
 from baselines.base import NO_ANSWER, Verifier, training_pairs
+from baselines.calibration import ScoreCalibrator
 from stylo.corpus import Corpus, PairSet
 from stylo.features import pairwise_minmax
-from stylo.metrics.pan import auc, c_at_1
 
-__all__ = ["GeneralImpostors", "shift_scores", "fit_grey_zone"]
+__all__ = ["GeneralImpostors"]
 
 
 # -- kernels ---------------------------------------------------------------------------------
@@ -161,35 +162,6 @@ def _impostor_wins_reference(indptr, indices, data, n_features, q_rows, t_rows, 
     return wins
 
 
-# -- score shifting --------------------------------------------------------------------------
-def shift_scores(raw: np.ndarray, p1: float, p2: float) -> np.ndarray:
-    """Map raw scores in [0, 1]: [p1, p2] -> 0.5, [0, p1) -> [0, 0.5), (p2, 1] -> (0.5, 1]."""
-    raw = np.asarray(raw, dtype=np.float64)
-    if not 0.0 <= p1 <= p2 <= 1.0:
-        raise ValueError(f"need 0 <= p1 <= p2 <= 1, got p1={p1}, p2={p2}")
-    out = np.full(raw.shape, NO_ANSWER)
-    low, high = raw < p1, raw > p2
-    out[low] = 0.5 * raw[low] / p1
-    out[high] = 0.5 + 0.5 * (raw[high] - p2) / (1.0 - p2)
-    return out
-
-
-def fit_grey_zone(raw: np.ndarray, y: np.ndarray, step: float = 0.025) -> tuple[float, float]:
-    """p1 <= p2 on a grid of ``step`` maximising AUC x c@1 of ``shift_scores(raw, p1, p2)``."""
-    raw, y = np.asarray(raw, dtype=np.float64), np.asarray(y, dtype=bool)
-    if y.all() or not y.any():
-        raise ValueError("fitting the grey zone needs both same- and different-author pairs")
-    grid = np.round(np.arange(step, 1.0, step), 10)
-    best, best_p = -1.0, (0.5, 0.5)
-    for i, p1 in enumerate(grid):
-        for p2 in grid[i:]:
-            shifted = shift_scores(raw, p1, p2)
-            value = auc(y, shifted) * c_at_1(y, shifted)
-            if value > best + 1e-12:
-                best, best_p = value, (float(p1), float(p2))
-    return best_p
-
-
 # -- estimator -------------------------------------------------------------------------------
 class GeneralImpostors(Verifier):
     """General Impostors verifier (see the module docstring for the algorithm and sources).
@@ -205,6 +177,8 @@ class GeneralImpostors(Verifier):
     unit, n, max_features : features, default character 4-grams, 10,000 most frequent.
     transductive : add the other problems' texts of a call to the impostor pool.
     shift : fit the score-shifting grey zone on the training problems.
+    objective : what the grey zone maximises: ``"auc_c1"``, ``"pan21"`` or
+        ``"pan20-baseline"`` (see ``baselines.calibration``).
     random_state : seed of the feature masks and impostor picks.
     n_jobs : Numba threads (None = Numba's default).
     """
@@ -212,7 +186,8 @@ class GeneralImpostors(Verifier):
     def __init__(self, n_iter: int = 100, feature_fraction: float = 0.5,
                  n_candidates: int = 100, n_impostors: int = 10, unit: str = "char", n: int = 4,
                  max_features: int | None = 10_000, transductive: bool = True,
-                 shift: bool = True, random_state: int = 0, n_jobs: int | None = None):
+                 shift: bool = True, objective: str = "auc_c1", random_state: int = 0,
+                 n_jobs: int | None = None):
         self.n_iter = n_iter
         self.feature_fraction = feature_fraction
         self.n_candidates = n_candidates
@@ -222,6 +197,7 @@ class GeneralImpostors(Verifier):
         self.max_features = max_features
         self.transductive = transductive
         self.shift = shift
+        self.objective = objective
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -247,11 +223,12 @@ class GeneralImpostors(Verifier):
         pool = list(dict.fromkeys(texts))
         self.pool_index_ = {t: i for i, t in enumerate(pool)}
         self.pool_x_ = self._frequencies(pool)
-        self.p1_, self.p2_ = NO_ANSWER, NO_ANSWER
+        self.calibrator_ = None
         if self.shift:
             pairs = training_pairs(X, seed=self.random_state)
             raw = self._raw_scores(pairs.known, pairs.unknown)
-            self.p1_, self.p2_ = fit_grey_zone(raw, pairs.labels)
+            self.calibrator_ = ScoreCalibrator(platt=False, objective=self.objective)
+            self.calibrator_.fit(raw, pairs.labels)
 
     def _score_impl(self, texts_a, texts_b):
         return self._shifted(self._raw_scores([[a] for a in texts_a], texts_b))
@@ -271,7 +248,7 @@ class GeneralImpostors(Verifier):
         return scores
 
     def _shifted(self, raw: np.ndarray) -> np.ndarray:
-        return shift_scores(raw, self.p1_, self.p2_) if self.shift else raw
+        return raw if self.calibrator_ is None else self.calibrator_.transform(raw)
 
     def raw_scores(self, pairs: PairSet) -> np.ndarray:
         """Unshifted GI scores (mean win rate of both directions) for a PairSet, (n_problems,)."""

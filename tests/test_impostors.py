@@ -15,8 +15,6 @@ from baselines.impostors import (
     _impostor_wins_reference,
     _masked_sums,
     _masked_sums_reference,
-    fit_grey_zone,
-    shift_scores,
 )
 from stylo.corpus import Corpus, PairSet
 from stylo.metrics.pan import auc
@@ -107,26 +105,6 @@ def test_target_identical_to_query_always_wins():
     assert wins.tolist() == [3]
 
 
-def test_shift_scores_maps_zones():
-    raw = np.array([0.0, 0.1, 0.3, 0.5, 0.6, 0.9, 1.0])
-    out = shift_scores(raw, 0.3, 0.6)
-    np.testing.assert_allclose(out, [0.0, 0.5 * 0.1 / 0.3, 0.5, 0.5, 0.5,
-                                     0.5 + 0.5 * 0.3 / 0.4, 1.0])
-    assert np.all(np.diff(out) >= 0)
-    with pytest.raises(ValueError):
-        shift_scores(raw, 0.7, 0.6)
-
-
-def test_fit_grey_zone_separates_perfectly_separable_scores():
-    raw = np.array([0.05, 0.1, 0.2, 0.7, 0.8, 0.9])
-    y = np.array([False, False, False, True, True, True])
-    p1, p2 = fit_grey_zone(raw, y)
-    shifted = shift_scores(raw, p1, p2)
-    assert np.all(shifted[~y] < 0.5) and np.all(shifted[y] > 0.5)
-    with pytest.raises(ValueError):
-        fit_grey_zone(raw, np.ones(6, dtype=bool))
-
-
 @pytest.fixture(scope="module")
 def data():
     corpus = synthetic_corpus()
@@ -146,7 +124,7 @@ def test_separates_synthetic_authors(data):
     assert scores.shape == (len(test),)
     assert np.all((scores >= 0) & (scores <= 1))
     assert auc(test.labels, scores) > 0.9
-    assert 0.0 <= gi.p1_ <= gi.p2_ <= 1.0
+    assert 0.0 < gi.calibrator_.p1_ <= gi.calibrator_.p2_ < 1.0
 
 
 def test_deterministic_with_random_state(data):
