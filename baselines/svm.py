@@ -26,23 +26,23 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.svm import LinearSVC
 from sklearn.utils.validation import check_is_fitted
 
 from baselines.base import Verifier, check_texts, training_pairs
 from stylo.corpus import Corpus
+from stylo.features import CharNgrams
 from stylo.metrics.classification import attribution_scores
 
 __all__ = ["SVMAttributor", "SVMPairVerifier", "fit_reject_margin", "top2_margin"]
 
 
-def _tfidf(ngram_range: tuple[int, int], min_df: int, max_features: int | None):
+def _tfidf(ngram_range: tuple[int, int], min_df: int, max_features: int | None) -> CharNgrams:
     # char n-grams across word boundaries, as the PAN baselines count them
-    return TfidfVectorizer(analyzer="char", ngram_range=tuple(ngram_range), min_df=min_df,
-                           max_features=max_features, sublinear_tf=True, lowercase=False,
-                           dtype=np.float64)
+    return CharNgrams(ngram_range=tuple(ngram_range), min_df=min_df, max_features=max_features,
+                      lowercase=False, use_idf=True, sublinear_tf=True, norm="l2",
+                      dtype=np.float64)
 
 
 def top2_margin(scores: np.ndarray) -> np.ndarray:

@@ -52,12 +52,74 @@ def general_impostors() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _cdaa_problems(name: str, split: str | None):
+    """(problem, known texts, known authors, unknown texts, true authors) per problem."""
+    frame = load(name, split=split).frame if split else load(name).frame
+    for problem, g in frame.groupby("problem", sort=True):
+        known, unknown = g[g["role"] == "known"], g[g["role"] == "unknown"]
+        yield (problem, known["text"].tolist(), known["author"].to_numpy(),
+               unknown["text"].tolist(), unknown["author"].tolist())
+
+
+def svm() -> pd.DataFrame:
+    from baselines.svm import SVMAttributor, SVMPairVerifier, fit_reject_margin, top2_margin
+    from stylo.metrics.classification import attribution_scores
+
+    rows = []
+    t = time.perf_counter()
+    for problem, k_texts, k_auth, u_texts, u_auth in _cdaa_problems("pan18_cdaa", "test"):
+        pred = SVMAttributor().fit(k_texts, k_auth).predict(u_texts)
+        rows.append({"data": "pan18_cdaa:test", "problem": problem, "rule": "closed",
+                     **attribution_scores(u_auth, list(pred))})
+    print(f"PAN18 test: {time.perf_counter() - t:.1f} s")
+    t = time.perf_counter()
+    fitted = []
+    for problem, k_texts, k_auth, u_texts, u_auth in _cdaa_problems("pan19_cdaa", None):
+        clf = SVMAttributor().fit(k_texts, k_auth)
+        fitted.append((problem, clf.decision_function(u_texts), clf.classes_,
+                       np.asarray(u_auth, dtype=object)))
+    for i, (problem, scores, classes, y_true) in enumerate(fitted):
+        closed = classes[scores.argmax(axis=1)].astype(object)
+        rows.append({"data": "pan19_cdaa", "problem": problem, "rule": "no rejection",
+                     **attribution_scores(list(y_true), list(closed), unknown_label="<UNK>")})
+        # the rejection margin of problem i is fitted on the other 19 problems only
+        margin = fit_reject_margin([f[1:] for j, f in enumerate(fitted) if j != i])
+        open_pred = closed.copy()
+        open_pred[top2_margin(scores) < margin] = "<UNK>"
+        rows.append({"data": "pan19_cdaa", "problem": problem, "rule": "<UNK> LOPO margin",
+                     "margin": margin,
+                     **attribution_scores(list(y_true), list(open_pred), unknown_label="<UNK>")})
+    print(f"PAN19: {time.perf_counter() - t:.1f} s")
+    per_problem = pd.DataFrame(rows)
+    summary = (per_problem.groupby(["data", "rule"])
+               .agg(problems=("problem", "size"), macro_f1=("macro_f1", "mean"),
+                    accuracy=("accuracy", "mean"), mean_margin=("margin", "mean"))
+               .round(3).reset_index())
+    print(summary.to_string(index=False))
+
+    t = time.perf_counter()
+    ver = SVMPairVerifier().fit(load("pan15_av_en", split="train"))
+    test = load("pan15_av_en", split="test")
+    row = verification_row("pan15_av_en (SVMPairVerifier)", test.labels,
+                           ver.score_problems(test), time.perf_counter() - t)
+    return pd.DataFrame([row])
+
+
+def federalist() -> pd.DataFrame:
+    from experiments.federalist import attribute_disputed
+
+    table = attribute_disputed()
+    return (table.groupby("delta")["predicted"].value_counts().unstack(fill_value=0)
+            .reset_index())
+
+
 def main(argv: list[str]) -> int:
     what = argv or ["gi", "svm", "federalist"]
     pd.set_option("display.width", 200)
     for name in what:
-        if name == "gi":
-            print(general_impostors().to_string(index=False))
+        if name in ("gi", "svm", "federalist"):
+            table = {"gi": general_impostors, "svm": svm, "federalist": federalist}[name]()
+            print(table.to_string(index=False))
         else:
             raise SystemExit(f"unknown measurement {name!r}; choose gi, svm, federalist")
     return 0
