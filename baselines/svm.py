@@ -1,0 +1,159 @@
+"""Linear SVM baselines: closed/open-set attribution and a learned pair verifier.
+
+Sources: the PAN 2018/2019 cross-domain attribution baselines (character n-gram frequencies,
+one-vs-rest linear SVM; PAN19 rejects to ``<UNK>`` when the top two candidates are too close),
+M. Kestemont et al., "Overview of the author identification task at PAN-2018" and
+"... cross-domain authorship attribution task at PAN 2019", CLEF Working Notes; E. Stamatatos,
+"Authorship attribution using text distortion", EACL 2017 (char n-gram TF-IDF + SVM).
+
+- :class:`SVMAttributor`: TF-IDF (sublinear tf, L2 rows) of character 1-4-grams occurring
+  in at least ``min_df`` training texts, one-vs-rest ``LinearSVC(C=1)``. ``decision_function``
+  ranks the candidates; with ``reject_margin`` set, a text whose best and second-best
+  decision values differ by less than it is answered ``unknown_label`` (PAN19's open set).
+- :func:`fit_reject_margin`: the margin maximising macro-F1 (with the ``<UNK>`` rule) over
+  given problems; the benchmark chooses it for each PAN19 problem on the other 19 problems
+  (leave-one-problem-out), so no problem's own truth sets its threshold.
+- :class:`SVMPairVerifier`: a ``Verifier``; each text becomes an L2-normalised TF-IDF vector
+  of char n-grams (vocabulary from the training texts), a pair becomes [|x_a - x_b|,
+  x_a * x_b] and a logistic regression on training pairs (disjoint from the test pairs)
+  gives P(same author).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.linear_model import LogisticRegression
+from sklearn.svm import LinearSVC
+from sklearn.utils.validation import check_is_fitted
+
+from baselines.base import Verifier, check_texts, training_pairs
+from stylo.corpus import Corpus
+from stylo.features import CharNgrams
+from stylo.metrics.classification import attribution_scores
+
+__all__ = ["SVMAttributor", "SVMPairVerifier", "fit_reject_margin", "top2_margin"]
+
+
+def _tfidf(ngram_range: tuple[int, int], min_df: int, max_features: int | None) -> CharNgrams:
+    # char n-grams across word boundaries, as the PAN baselines count them
+    return CharNgrams(ngram_range=tuple(ngram_range), min_df=min_df, max_features=max_features,
+                      lowercase=False, use_idf=True, sublinear_tf=True, norm="l2",
+                      dtype=np.float64)
+
+
+def top2_margin(scores: np.ndarray) -> np.ndarray:
+    """Best minus second-best decision value per row of (n_texts, n_classes); inf if 1 class."""
+    scores = np.atleast_2d(scores)
+    if scores.shape[1] < 2:
+        return np.full(scores.shape[0], np.inf)
+    top = np.sort(scores, axis=1)[:, -2:]
+    return top[:, 1] - top[:, 0]
+
+
+class SVMAttributor(ClassifierMixin, BaseEstimator):
+    """Char n-gram TF-IDF + one-vs-rest LinearSVC; optional ``<UNK>`` rejection by margin.
+
+    ``fit(texts, authors)``; ``decision_function(texts)`` -> (n_texts, n_classes) in the
+    order of ``classes_`` (higher = more likely); ``predict(texts)`` -> authors, or
+    ``unknown_label`` where the top-2 margin is below ``reject_margin``.
+    """
+
+    def __init__(self, ngram_range: tuple[int, int] = (1, 4), min_df: int = 2,
+                 max_features: int | None = None, C: float = 1.0,
+                 reject_margin: float | None = None, unknown_label: str = "<UNK>",
+                 random_state: int = 0):
+        self.ngram_range = ngram_range
+        self.min_df = min_df
+        self.max_features = max_features
+        self.C = C
+        self.reject_margin = reject_margin
+        self.unknown_label = unknown_label
+        self.random_state = random_state
+
+    def fit(self, texts, authors):
+        texts = check_texts(texts)
+        authors = np.asarray(authors)
+        if len(texts) != len(authors):
+            raise ValueError(f"{len(texts)} texts but {len(authors)} authors")
+        if len(np.unique(authors)) < 2:
+            raise ValueError("SVMAttributor needs at least two authors")
+        min_df = min(int(self.min_df), len(texts))
+        self.vectorizer_ = _tfidf(self.ngram_range, min_df, self.max_features)
+        x = self.vectorizer_.fit_transform(texts)
+        self.svm_ = LinearSVC(C=self.C, random_state=self.random_state).fit(x, authors)
+        self.classes_ = self.svm_.classes_
+        return self
+
+    def decision_function(self, texts) -> np.ndarray:
+        check_is_fitted(self, "svm_")
+        scores = self.svm_.decision_function(self.vectorizer_.transform(check_texts(texts)))
+        # scikit-learn returns one column for two classes: expand to one per class
+        return np.column_stack([-scores, scores]) if scores.ndim == 1 else scores
+
+    def predict(self, texts) -> np.ndarray:
+        scores = self.decision_function(texts)
+        pred = self.classes_[np.argmax(scores, axis=1)].astype(object)
+        if self.reject_margin is not None:
+            pred[top2_margin(scores) < self.reject_margin] = self.unknown_label
+        return pred
+
+
+def fit_reject_margin(problems: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]],
+                      unknown_label: str = "<UNK>", grid: np.ndarray | None = None) -> float:
+    """Margin maximising mean open-set macro-F1 over problems.
+
+    ``problems``: (scores (n, n_classes), classes (n_classes,), y_true (n,)) per problem.
+    Ties go to the smallest margin. Default grid: 0 to 1 in steps of 0.01.
+    """
+    if not problems:
+        raise ValueError("fit_reject_margin needs at least one problem")
+    grid = np.round(np.arange(0.0, 1.0001, 0.01), 10) if grid is None else np.asarray(grid)
+    best, best_value = float(grid[0]), -1.0
+    for margin in grid:
+        f1s = []
+        for scores, classes, y_true in problems:
+            pred = np.asarray(classes)[np.argmax(scores, axis=1)].astype(object)
+            pred[top2_margin(scores) < margin] = unknown_label
+            f1s.append(attribution_scores(list(y_true), list(pred),
+                                          unknown_label=unknown_label)["macro_f1"])
+        if np.mean(f1s) > best_value + 1e-12:
+            best, best_value = float(margin), float(np.mean(f1s))
+    return best
+
+
+class SVMPairVerifier(Verifier):
+    """Learned pair verifier: logistic regression on [|x_a - x_b|, x_a * x_b] of TF-IDF rows.
+
+    Fit on a labelled PairSet or a Corpus (``n_pairs`` pairs drawn from it with
+    ``random_state``); the test pairs must come from a disjoint split.
+    """
+
+    def __init__(self, ngram_range: tuple[int, int] = (1, 4), max_features: int = 20_000,
+                 C: float = 1.0, n_pairs: int = 1000, random_state: int = 0):
+        self.ngram_range = ngram_range
+        self.max_features = max_features
+        self.C = C
+        self.n_pairs = n_pairs
+        self.random_state = random_state
+
+    def _fit_impl(self, X, y) -> None:
+        pairs = training_pairs(X, n_pairs=self.n_pairs, seed=self.random_state)
+        labels = pairs.labels
+        if labels.all() or not labels.any():
+            raise ValueError("SVMPairVerifier needs same- and different-author training pairs")
+        texts = X.texts if isinstance(X, Corpus) else pairs.texts_a() + pairs.texts_b()
+        self.vectorizer_ = _tfidf(self.ngram_range, 1, self.max_features).fit(texts)
+        self.logistic_ = LogisticRegression(C=self.C, max_iter=2000)
+        self.logistic_.fit(self._pair_features(pairs.texts_a(), pairs.texts_b()), labels)
+
+    def _pair_features(self, texts_a, texts_b) -> sp.csr_matrix:
+        xa = self.vectorizer_.transform(texts_a)
+        xb = self.vectorizer_.transform(texts_b)
+        return sp.hstack([abs(xa - xb), xa.multiply(xb)]).tocsr()
+
+    def _score_impl(self, texts_a, texts_b):
+        return self.logistic_.predict_proba(self._pair_features(texts_a, texts_b))[:, 1]

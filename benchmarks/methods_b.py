@@ -1,0 +1,129 @@
+"""Measurements of the General Impostors, Delta and SVM baselines on their reference data.
+
+    python -m benchmarks.methods_b gi          # PAN15 English train->test, each PAN14 corpus
+    python -m benchmarks.methods_b svm         # PAN18 test / PAN19 cross-domain attribution
+    python -m benchmarks.methods_b federalist  # Delta attribution of the 12 disputed essays
+
+Verification rows: the PAN21 evaluator's metrics (stylo.metrics.pan) plus AUC x c@1 (the
+PAN13-15 final score), fitted on the train split and scored on the test split. Times are
+wall-clock seconds on this machine, vectorisation included.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+
+from stylo.datasets import load
+from stylo.metrics.pan import evaluate_all
+
+
+def verification_row(name: str, y: np.ndarray, scores: np.ndarray, seconds: float) -> dict:
+    m = evaluate_all(y, scores, version="pan21")
+    return {"data": name, "problems": len(y), **{k: round(v, 3) for k, v in m.items()},
+            "auc_x_c@1": round(m["auc"] * m["c@1"], 3), "seconds": round(seconds, 1)}
+
+
+def general_impostors() -> pd.DataFrame:
+    from baselines.impostors import GeneralImpostors
+
+    rows = []
+    t = time.perf_counter()
+    gi = GeneralImpostors().fit(load("pan15_av_en", split="train"))
+    test = load("pan15_av_en", split="test")
+    rows.append(verification_row("pan15_av_en", test.labels, gi.score_problems(test),
+                                 time.perf_counter() - t))
+    pan14 = load("pan14_av")
+    start = time.perf_counter()
+    for corpus in sorted(pan14.frame["corpus"].unique()):
+        t = time.perf_counter()
+        in_corpus = pan14.frame["corpus"] == corpus
+        train = pan14.subset(in_corpus & (pan14.frame["split"] == "train"))
+        test = pan14.subset(in_corpus & (pan14.frame["split"] == "test"))
+        scores = GeneralImpostors().fit(train).score_problems(test)
+        rows.append(verification_row(f"pan14/{corpus}", test.labels, scores,
+                                     time.perf_counter() - t))
+    print(f"PAN14, all six corpora (train + test, {int((pan14.frame['split'] == 'train').sum())}"
+          f" + {int((pan14.frame['split'] == 'test').sum())} problems): "
+          f"{time.perf_counter() - start:.1f} s")
+    return pd.DataFrame(rows)
+
+
+def _cdaa_problems(name: str, split: str | None):
+    """(problem, known texts, known authors, unknown texts, true authors) per problem."""
+    frame = load(name, split=split).frame if split else load(name).frame
+    for problem, g in frame.groupby("problem", sort=True):
+        known, unknown = g[g["role"] == "known"], g[g["role"] == "unknown"]
+        yield (problem, known["text"].tolist(), known["author"].to_numpy(),
+               unknown["text"].tolist(), unknown["author"].tolist())
+
+
+def svm() -> pd.DataFrame:
+    from baselines.svm import SVMAttributor, SVMPairVerifier, fit_reject_margin, top2_margin
+    from stylo.metrics.classification import attribution_scores
+
+    rows = []
+    t = time.perf_counter()
+    for problem, k_texts, k_auth, u_texts, u_auth in _cdaa_problems("pan18_cdaa", "test"):
+        pred = SVMAttributor().fit(k_texts, k_auth).predict(u_texts)
+        rows.append({"data": "pan18_cdaa:test", "problem": problem, "rule": "closed",
+                     **attribution_scores(u_auth, list(pred))})
+    print(f"PAN18 test: {time.perf_counter() - t:.1f} s")
+    t = time.perf_counter()
+    fitted = []
+    for problem, k_texts, k_auth, u_texts, u_auth in _cdaa_problems("pan19_cdaa", None):
+        clf = SVMAttributor().fit(k_texts, k_auth)
+        fitted.append((problem, clf.decision_function(u_texts), clf.classes_,
+                       np.asarray(u_auth, dtype=object)))
+    for i, (problem, scores, classes, y_true) in enumerate(fitted):
+        closed = classes[scores.argmax(axis=1)].astype(object)
+        rows.append({"data": "pan19_cdaa", "problem": problem, "rule": "no rejection",
+                     **attribution_scores(list(y_true), list(closed), unknown_label="<UNK>")})
+        # the rejection margin of problem i is fitted on the other 19 problems only
+        margin = fit_reject_margin([f[1:] for j, f in enumerate(fitted) if j != i])
+        open_pred = closed.copy()
+        open_pred[top2_margin(scores) < margin] = "<UNK>"
+        rows.append({"data": "pan19_cdaa", "problem": problem, "rule": "<UNK> LOPO margin",
+                     "margin": margin,
+                     **attribution_scores(list(y_true), list(open_pred), unknown_label="<UNK>")})
+    print(f"PAN19: {time.perf_counter() - t:.1f} s")
+    per_problem = pd.DataFrame(rows)
+    summary = (per_problem.groupby(["data", "rule"])
+               .agg(problems=("problem", "size"), macro_f1=("macro_f1", "mean"),
+                    accuracy=("accuracy", "mean"), mean_margin=("margin", "mean"))
+               .round(3).reset_index())
+    print(summary.to_string(index=False))
+
+    t = time.perf_counter()
+    ver = SVMPairVerifier().fit(load("pan15_av_en", split="train"))
+    test = load("pan15_av_en", split="test")
+    row = verification_row("pan15_av_en (SVMPairVerifier)", test.labels,
+                           ver.score_problems(test), time.perf_counter() - t)
+    return pd.DataFrame([row])
+
+
+def federalist() -> pd.DataFrame:
+    from experiments.federalist import attribute_disputed
+
+    table = attribute_disputed()
+    return (table.groupby("delta")["predicted"].value_counts().unstack(fill_value=0)
+            .reset_index())
+
+
+def main(argv: list[str]) -> int:
+    what = argv or ["gi", "svm", "federalist"]
+    pd.set_option("display.width", 200)
+    for name in what:
+        if name in ("gi", "svm", "federalist"):
+            table = {"gi": general_impostors, "svm": svm, "federalist": federalist}[name]()
+            print(table.to_string(index=False))
+        else:
+            raise SystemExit(f"unknown measurement {name!r}; choose gi, svm, federalist")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

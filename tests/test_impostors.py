@@ -1,0 +1,183 @@
+"""General Impostors: kernels against their references, estimator contract, synthetic sanity."""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.exceptions import NotFittedError
+
+from baselines.impostors import (
+    GeneralImpostors,
+    _impostor_wins,
+    _impostor_wins_reference,
+    _masked_sums,
+    _masked_sums_reference,
+)
+from stylo.corpus import Corpus, PairSet
+from stylo.metrics.pan import auc
+
+
+def synthetic_corpus(n_authors=8, per_author=4, n_words=150, seed=0) -> Corpus:
+    """Authors who prefer different pseudo-words: easy to tell apart by character n-grams.
+
+    The 300 pseudo-words are the same for every ``seed``; the authors' preferences differ.
+    """
+    words = np.random.default_rng(12345)
+    letters = list("abcdefghijklmnopqrstuvwxyz")
+    vocab = ["".join(words.choice(letters, size=words.integers(2, 7))) for _ in range(300)]
+    rng = np.random.default_rng(seed)
+    texts, authors = [], []
+    for a in range(n_authors):
+        prefs = rng.dirichlet(np.full(len(vocab), 0.2))
+        for _ in range(per_author):
+            texts.append(" ".join(rng.choice(vocab, size=n_words, p=prefs)))
+            authors.append(f"author{a}")
+    return Corpus.from_lists(texts, authors)
+
+
+def synthetic_pairs(corpus: Corpus, seed=1) -> PairSet:
+    """Every author once as a same-author and once as a different-author problem."""
+    rng = np.random.default_rng(seed)
+    groups = corpus.by_author()
+    names = sorted(groups)
+    known, unknown, same = [], [], []
+    for i, a in enumerate(names):
+        idx = groups[a]
+        known.append([corpus.texts[idx[0]], corpus.texts[idx[1]]])
+        unknown.append(corpus.texts[idx[2]])
+        same.append(True)
+        other = groups[names[(i + 1) % len(names)]]
+        known.append([corpus.texts[idx[3]]])
+        unknown.append(corpus.texts[other[int(rng.integers(len(other)))]])
+        same.append(False)
+    return PairSet.from_lists(known, unknown, same=same)
+
+
+@st.composite
+def gi_inputs(draw):
+    n_rows = draw(st.integers(3, 8))
+    n_features = draw(st.integers(1, 12))
+    n_iter = draw(st.integers(1, 5))
+    seed = draw(st.integers(0, 10_000))
+    rng = np.random.default_rng(seed)
+    dense = rng.random((n_rows, n_features)) * (rng.random((n_rows, n_features)) < 0.6)
+    # exact duplicates of values make ties between similarities, which the kernel must
+    # resolve the same way as the reference
+    dense = np.round(dense, 1)
+    rows = sp.csr_matrix(dense)
+    rows.sort_indices()
+    mask_t = (rng.random((n_features, n_iter)) < 0.5).astype(np.float64)
+    n_prob = draw(st.integers(1, 3))
+    k = draw(st.integers(1, n_rows - 2))
+    m = draw(st.integers(1, k))
+    q_rows = rng.integers(0, n_rows, size=n_prob)
+    t_rows = rng.integers(0, n_rows, size=n_prob)
+    cand = np.stack([rng.choice(n_rows, size=k, replace=False) for _ in range(n_prob)])
+    picks = np.stack([rng.choice(k, size=m, replace=False) for _ in range(n_iter)])
+    csr = (rows.indptr.astype(np.int64), rows.indices.astype(np.int64), rows.data, n_features)
+    return csr, q_rows.astype(np.int64), t_rows.astype(np.int64), cand.astype(np.int64), \
+        mask_t, picks.astype(np.int64)
+
+
+@settings(max_examples=60, deadline=None)
+@given(gi_inputs())
+def test_kernels_agree_with_references_exactly(inputs):
+    csr, q_rows, t_rows, cand, mask_t, picks = inputs
+    sums = _masked_sums(csr[0], csr[1], csr[2], mask_t)
+    np.testing.assert_array_equal(sums, _masked_sums_reference(csr[0], csr[1], csr[2], mask_t))
+    mask = mask_t.T.astype(np.uint8)
+    np.testing.assert_array_equal(
+        _impostor_wins(*csr, q_rows, t_rows, cand, mask, picks, sums),
+        _impostor_wins_reference(*csr, q_rows, t_rows, cand, mask, picks, sums))
+
+
+def test_target_identical_to_query_always_wins():
+    rows = sp.csr_matrix(np.array([[1.0, 1.0, 0.0, 0.0], [1.0, 1.0, 0.0, 0.0],
+                                   [0.0, 1.0, 1.0, 0.0], [0.0, 0.0, 1.0, 1.0]]))
+    csr = (rows.indptr.astype(np.int64), rows.indices.astype(np.int64), rows.data, 4)
+    mask_t = np.ones((4, 3))
+    sums = _masked_sums(csr[0], csr[1], csr[2], mask_t)
+    wins = _impostor_wins(*csr, np.array([0]), np.array([1]), np.array([[2, 3]]),
+                          mask_t.T.astype(np.uint8), np.array([[0, 1]] * 3), sums)
+    assert wins.tolist() == [3]
+
+
+@pytest.fixture(scope="module")
+def data():
+    corpus = synthetic_corpus()
+    return corpus, synthetic_pairs(corpus), synthetic_pairs(synthetic_corpus(seed=5), seed=2)
+
+
+def small_gi(**kw):
+    params = dict(n_iter=30, n_candidates=8, n_impostors=4, max_features=2000, random_state=3)
+    params.update(kw)
+    return GeneralImpostors(**params)
+
+
+def test_separates_synthetic_authors(data):
+    _, train, test = data
+    gi = small_gi().fit(train)
+    scores = gi.score_problems(test)
+    assert scores.shape == (len(test),)
+    assert np.all((scores >= 0) & (scores <= 1))
+    assert auc(test.labels, scores) > 0.9
+    assert 0.0 < gi.calibrator_.p1_ <= gi.calibrator_.p2_ < 1.0
+
+
+def test_deterministic_with_random_state(data):
+    corpus, train, test = data
+    a = small_gi(random_state=7).fit(corpus).score_problems(test)
+    b = small_gi(random_state=7).fit(corpus).score_problems(test)
+    np.testing.assert_array_equal(a, b)
+    raw = [small_gi(random_state=s, shift=False).fit(corpus).raw_scores(test) for s in (1, 2)]
+    assert not np.array_equal(raw[0], raw[1])
+
+
+def test_not_fitted_raises():
+    with pytest.raises(NotFittedError):
+        GeneralImpostors().score_pairs(["a b c"], ["a b d"])
+
+
+def test_empty_texts_get_no_answer_with_warning(data):
+    _, train, test = data
+    gi = small_gi().fit(train)
+    texts_a, texts_b = test.texts_a(), test.texts_b()
+    with pytest.warns(UserWarning, match="empty"):
+        scores = gi.score_pairs([texts_a[0], "", texts_a[2]], [texts_b[0], texts_b[1], "  "])
+    assert scores[1] == 0.5 and scores[2] == 0.5
+    with pytest.warns(UserWarning, match="empty"):
+        scores = gi.score_problems(PairSet.from_lists([[""], ["x y"]], ["a b", ""]))
+    np.testing.assert_array_equal(scores, [0.5, 0.5])
+
+
+def test_no_impostors_means_no_answer():
+    corpus = Corpus.from_lists(["ab ab ab", "cd cd cd"], ["x", "y"])
+    gi = small_gi(shift=False, transductive=False).fit(corpus)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scores = gi.score_pairs(["ab ab ab"], ["cd cd cd"])
+    # the pool holds only the pair's own texts, which never serve as impostors
+    assert scores.tolist() == [0.5]
+
+
+def test_bad_parameters_raise(data):
+    corpus, _, _ = data
+    with pytest.raises(ValueError):
+        GeneralImpostors(n_impostors=50, n_candidates=10).fit(corpus)
+    with pytest.raises(ValueError):
+        GeneralImpostors(feature_fraction=0.0).fit(corpus)
+
+
+def test_real_slice_pan15():
+    from stylo.datasets import DatasetNotAvailable, load
+    try:
+        pairs = load("pan15_av_en", split="train")
+    except DatasetNotAvailable as err:
+        pytest.skip(f"pan15_av_en not available: {err}")
+    train, test = pairs.subset(np.arange(0, 100, 2)), pairs.subset(np.arange(1, 100, 2))
+    scores = small_gi(n_candidates=30, n_impostors=10).fit(train).score_problems(test)
+    assert np.all((scores >= 0) & (scores <= 1))
+    assert auc(test.labels, scores) > 0.5

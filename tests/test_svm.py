@@ -1,0 +1,91 @@
+"""SVM attribution and the learned pair verifier: synthetic sanity and the estimator contract."""
+
+import numpy as np
+import pytest
+from sklearn.exceptions import NotFittedError
+
+from baselines.svm import SVMAttributor, SVMPairVerifier, fit_reject_margin, top2_margin
+from stylo.metrics.pan import auc
+from tests.test_impostors import synthetic_corpus, synthetic_pairs
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return synthetic_corpus(n_authors=5, per_author=6, seed=3)
+
+
+def split(corpus):
+    test = np.arange(len(corpus)) % 6 == 0
+    texts = np.array(corpus.texts, dtype=object)
+    return (list(texts[~test]), corpus.authors[~test], list(texts[test]),
+            corpus.authors[test])
+
+
+def test_attributes_synthetic_authors_and_ranks(corpus):
+    k_texts, k_auth, u_texts, u_auth = split(corpus)
+    clf = SVMAttributor().fit(k_texts, k_auth)
+    assert (clf.predict(u_texts) == u_auth).all()
+    scores = clf.decision_function(u_texts)
+    assert scores.shape == (len(u_texts), 5)
+    assert (clf.classes_[scores.argmax(axis=1)] == u_auth).all()
+
+
+def test_two_authors_give_one_column_per_author(corpus):
+    k_texts, k_auth, u_texts, _ = split(corpus)
+    two = np.isin(k_auth, ["author0", "author1"])
+    clf = SVMAttributor().fit([t for t, k in zip(k_texts, two) if k], k_auth[two])
+    scores = clf.decision_function(u_texts)
+    assert scores.shape == (len(u_texts), 2)
+    np.testing.assert_allclose(scores[:, 0], -scores[:, 1])
+
+
+def test_rejection_margin_answers_unknown(corpus):
+    k_texts, k_auth, u_texts, _ = split(corpus)
+    clf = SVMAttributor(reject_margin=np.inf).fit(k_texts, k_auth)
+    assert set(clf.predict(u_texts)) == {"<UNK>"}
+    clf = SVMAttributor(reject_margin=0.0).fit(k_texts, k_auth)
+    assert "<UNK>" not in set(clf.predict(u_texts))
+
+
+def test_top2_margin_by_hand():
+    np.testing.assert_allclose(top2_margin(np.array([[0.1, 0.7, 0.4], [1.0, -1.0, 0.9]])),
+                               [0.3, 0.1])
+    assert np.isinf(top2_margin(np.array([[0.2]]))).all()
+
+
+def test_fit_reject_margin_finds_the_separating_margin():
+    # margins of known-author texts are 0.8 and 0.6; of unknown-author texts 0.1 and 0.2
+    scores = np.array([[0.9, 0.1], [0.1, 0.7], [0.5, 0.4], [0.3, 0.5]])
+    classes = np.array(["a", "b"])
+    y_true = np.array(["a", "b", "<UNK>", "<UNK>"], dtype=object)
+    margin = fit_reject_margin([(scores, classes, y_true)])
+    assert 0.2 < margin <= 0.6
+    with pytest.raises(ValueError):
+        fit_reject_margin([])
+
+
+def test_attributor_contract(corpus):
+    with pytest.raises(NotFittedError):
+        SVMAttributor().predict(["a b"])
+    with pytest.raises(ValueError):
+        SVMAttributor().fit(["a", "b"], ["x", "x"])
+    k_texts, k_auth, u_texts, _ = split(corpus)
+    a = SVMAttributor(random_state=1).fit(k_texts, k_auth).decision_function(u_texts)
+    b = SVMAttributor(random_state=1).fit(k_texts, k_auth).decision_function(u_texts)
+    np.testing.assert_array_equal(a, b)
+
+
+def test_pair_verifier_separates_synthetic_pairs_and_follows_the_contract():
+    train = synthetic_corpus(seed=0)
+    test = synthetic_pairs(synthetic_corpus(seed=5), seed=2)
+    with pytest.raises(NotFittedError):
+        SVMPairVerifier().score_pairs(["a"], ["b"])
+    ver = SVMPairVerifier(n_pairs=300, max_features=3000).fit(train)
+    scores = ver.score_problems(test)
+    assert np.all((scores >= 0) & (scores <= 1))
+    assert auc(test.labels, scores) > 0.8
+    again = SVMPairVerifier(n_pairs=300, max_features=3000).fit(train).score_problems(test)
+    np.testing.assert_array_equal(scores, again)
+    with pytest.warns(UserWarning, match="empty"):
+        out = ver.score_pairs(["", "x y"], ["x y", " "])
+    np.testing.assert_array_equal(out, [0.5, 0.5])
