@@ -264,3 +264,17 @@ def test_guardian_cross_topic_real(dataset):
     assert (f["same"] != [a == b for a, b in f["topics"]]).all()
     trip = PROTOCOLS["aidbench_one_to_two"].sample(corpus, {"cross_topic": True}, seed=0)
     assert len(trip.test) == 200
+
+
+def test_placeholder_unknown_author_is_never_sampled():
+    """PAN 2019 labels every open-set text '<UNK>': not one author, so never a positive."""
+    base = make_corpus(n_authors=6, n_topics=2, per_cell=6, topics=False)
+    frame = base.frame.copy()
+    frame.loc[frame.index[:30], "author"] = "<UNK>"
+    corpus = Corpus(frame, name="with-unk")
+    task = OneToOne().sample(corpus, {"mix": "50/50"}, seed=0)
+    assert task.info["unknown_author_texts_excluded"] == 30
+    assert not {a for pair in task.test.frame["authors"] for a in pair} & {"<UNK>"}
+    many = OneToMany(n_groups=5, n_repeats=1).sample(corpus, {"n_authors": 2}, seed=0)
+    assert all("<UNK>" not in q.authors for q in many.test)
+    assert many.info["unknown_author_texts_excluded"] == 30

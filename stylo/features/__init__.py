@@ -1,0 +1,18 @@
+"""Stylometric features: exact and fast n-gram counts, function words, masking, distances."""
+
+from stylo.features.distances import (
+                                      DeltaScaler,
+                                      paired_cosine,
+                                      paired_delta,
+                                      paired_manhattan,
+                                      paired_minmax,
+                                      pairwise_cosine,
+                                      pairwise_delta,
+                                      pairwise_manhattan,
+                                      pairwise_minmax,
+)
+from stylo.features.ngrams import TOKEN_PATTERN, CharNgrams, WordNgrams
+
+__all__ = ["TOKEN_PATTERN", "CharNgrams", "WordNgrams", "DeltaScaler", "paired_cosine",
+           "paired_delta", "paired_manhattan", "paired_minmax", "pairwise_cosine",
+           "pairwise_delta", "pairwise_manhattan", "pairwise_minmax"]

@@ -60,6 +60,7 @@ from stylo.protocols.base import (
     Triplets,
     author_sets,
     fit_clone,
+    known_authors,
     training_corpus,
 )
 
@@ -81,10 +82,11 @@ def parse_mix(mix: str) -> tuple[int, int]:
 
 
 def _require_corpus(data, protocol: str) -> Corpus:
+    """``data`` as a Corpus of texts by known authors (see ``UNKNOWN_AUTHORS``)."""
     if not isinstance(data, Corpus):
         raise ProtocolError(f"{protocol} samples from a Corpus (texts with authors), "
                             f"got {type(data).__name__}")
-    return data
+    return known_authors(data)
 
 
 def _default_rules(corpus: Corpus) -> PairRules:
@@ -95,6 +97,10 @@ def _default_rules(corpus: Corpus) -> PairRules:
         if rules.n_pairs(True) > 0 and rules.n_pairs(False) > 0:
             return rules
     return PairRules(corpus, cross_topic=False)
+
+
+def _n_unknown_author(corpus: Corpus) -> int:
+    return sum(s.before - s.after for s in corpus.history if s.name == "known authors only")
 
 
 def _n_triplets(rules: PairRules) -> int:
@@ -121,6 +127,7 @@ class _AIDBench(Protocol):
 
     def _info(self, seed: int, setting: dict, rules: PairRules, train, **counts) -> dict:
         return {"seed": seed, "setting": dict(setting), **counts,
+                "unknown_author_texts_excluded": _n_unknown_author(rules.corpus),
                 "cross_topic": rules.cross_topic,
                 "texts_without_topic_excluded": rules.n_without_topic,
                 "n_train_texts": len(train) if train is not None else 0,
@@ -135,6 +142,7 @@ class OneToOne(_AIDBench):
     def settings(self, data) -> list[dict]:
         if not isinstance(data, Corpus):
             return []
+        data = known_authors(data)
         rules = _default_rules(data)
         n_pos, n_neg = rules.n_pairs(True), rules.n_pairs(False)
         return [{"mix": mix, "cross_topic": rules.cross_topic} for mix in MIXES
@@ -172,6 +180,7 @@ class OneToTwo(_AIDBench):
     def settings(self, data) -> list[dict]:
         if not isinstance(data, Corpus):
             return []
+        data = known_authors(data)
         rules = _default_rules(data)
         return ([{"cross_topic": rules.cross_topic}] if _n_triplets(rules) >= self.n_triplets
                 else [])
@@ -247,6 +256,7 @@ class OneToMany(_AIDBench):
     def settings(self, data) -> list[dict]:
         if not isinstance(data, Corpus):
             return []
+        data = known_authors(data)
         variants = [{}]
         if "authors" in data.frame.columns:
             variants = [{"first_author": True}, {"first_author": False}]
@@ -344,6 +354,7 @@ class OneToMany(_AIDBench):
                 "n_candidates": n_authors * k - 1, "keep": keep,
                 "n_queries": len(queries), "n_groups": n_groups, "n_repeats": n_repeats,
                 "author_column": column, "eligible_authors": len(eligible),
+                "unknown_author_texts_excluded": _n_unknown_author(corpus),
                 "relevant_min": int(n_rel.min()), "relevant_max": int(n_rel.max()),
                 "n_train_texts": len(train) if train is not None else 0,
                 "train_policy": self.train_policy}

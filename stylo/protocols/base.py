@@ -22,8 +22,12 @@ from sklearn.base import clone
 
 from stylo.corpus import Corpus, PairSet
 
-__all__ = ["Protocol", "Task", "ProtocolError", "RankingQuery", "Triplets", "author_sets",
-           "fit_clone", "training_corpus"]
+__all__ = ["Protocol", "Task", "ProtocolError", "RankingQuery", "Triplets", "UNKNOWN_AUTHORS",
+           "author_sets", "fit_clone", "known_authors", "training_corpus"]
+
+#: author labels that stand for "someone not in the data" (PAN 2019's open-set texts are all
+#: labelled ``<UNK>``); such texts share no known author with anything, so sampling skips them
+UNKNOWN_AUTHORS = frozenset({"<UNK>"})
 
 
 class ProtocolError(ValueError):
@@ -113,6 +117,16 @@ def fit_clone(method, train):
     if train is None and getattr(est, "requires_fit", True):
         raise ProtocolError(f"{type(est).__name__} needs training data but this task has none")
     return est.fit(train)
+
+
+def known_authors(corpus: Corpus) -> Corpus:
+    """``corpus`` without texts whose author is a placeholder in :data:`UNKNOWN_AUTHORS`; the
+    step and its count go to the result's ``history``."""
+    mask = ~corpus.frame["author"].isin(UNKNOWN_AUTHORS).to_numpy()
+    if mask.all():
+        return corpus
+    return corpus.filter(mask, "known authors only",
+                         f"{int((~mask).sum())} texts by {sorted(UNKNOWN_AUTHORS)} left out")
 
 
 def author_sets(corpus: Corpus, column: str = "author") -> list[frozenset]:

@@ -26,7 +26,9 @@ Texts are what gets split, so **no text ever occurs in two splits**. Per split:
     Both partitioned; a text goes to split s only when its author *and* its topic belong to s.
     Texts whose author and topic fall in different splits are left out (``info["left_out"]``).
 
-Texts without a topic are left out of every split and counted (``info["without_topic"]``).
+Texts without a topic are left out of every split and counted (``info["without_topic"]``), and
+so are texts by a placeholder author such as PAN 2019's ``<UNK>``
+(``info["unknown_author_texts_excluded"]``).
 From a Corpus, each split gets up to ``n_pairs[split]`` distinct pairs, half same-author; when a
 split cannot supply that many, the number drawn is recorded (``info["pairs"]``) next to the
 number asked; a split with no same-author or no different-author pair is an error.
@@ -40,7 +42,7 @@ import pandas as pd
 from stylo.corpus import Corpus, PairSet
 from stylo.protocols import _scoring
 from stylo.protocols._sampling import PairRules, labelled_pairs
-from stylo.protocols.base import Protocol, ProtocolError, Task, fit_clone
+from stylo.protocols.base import Protocol, ProtocolError, Task, fit_clone, known_authors
 
 __all__ = ["SPLITS", "RethinkingAV", "assign_splits", "split_corpus", "split_pairset"]
 
@@ -221,7 +223,10 @@ class RethinkingAV(Protocol):
     def sample(self, data, setting: dict, seed: int) -> Task:
         split = setting.get("split")
         if isinstance(data, Corpus):
-            texts, info = split_corpus(data, split, seed, self.val_fraction, self.test_fraction)
+            known = known_authors(data)
+            texts, info = split_corpus(known, split, seed, self.val_fraction,
+                                       self.test_fraction)
+            info["unknown_author_texts_excluded"] = len(data) - len(known)
             asked = self._n_pairs()
             parts = {p: _draw_pairs(texts[p], asked[p], seed + k,
                                     f"{data.name}:{split}:{p}") if asked[p] else None

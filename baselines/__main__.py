@@ -1,0 +1,70 @@
+"""PAN-compatible command line for every registered method.
+
+    python -m baselines METHOD -i INPUT_DIR -o OUTPUT_DIR [--train TRAIN_DIR] [--seed N]
+    python -m baselines --list
+
+INPUT_DIR and TRAIN_DIR are in the official PAN20/21 layout (``pairs.jsonl``, and
+``truth.jsonl`` for training); OUTPUT_DIR receives ``answers.jsonl`` (``{"id", "value"}``) in
+the order of ``pairs.jsonl``. When INPUT_DIR also holds ``truth.jsonl``, the PAN 2021 metrics
+are printed to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from baselines.pan_io import write_answers
+from baselines.registry import make, method_table, methods
+from stylo.datasets import DataError, load_pan20_format
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m baselines", description=__doc__.split("\n")[0])
+    ap.add_argument("method", nargs="?", help="a registered method (see --list)")
+    ap.add_argument("-i", "--input", help="folder with pairs.jsonl to answer")
+    ap.add_argument("-o", "--output", help="folder to write answers.jsonl into")
+    ap.add_argument("--train", help="folder with training pairs.jsonl and truth.jsonl")
+    ap.add_argument("--seed", type=int, default=None, help="random_state of the method")
+    ap.add_argument("--list", action="store_true", help="list the registered methods and exit")
+    return ap
+
+
+def main(argv=None) -> int:
+    ap = _parser()
+    args = ap.parse_args(argv)
+    if args.list:
+        print(method_table()[["method", "description"]].to_string(index=False))
+        return 0
+    if not args.method or not args.input or not args.output:
+        ap.error("METHOD, -i INPUT_DIR and -o OUTPUT_DIR are required (or --list)")
+    if args.method not in methods():
+        ap.error(f"unknown method {args.method!r}; choose from {', '.join(methods())}")
+    try:
+        test = load_pan20_format(args.input)
+        train = load_pan20_format(args.train) if args.train else None
+    except DataError as err:
+        ap.error(str(err))
+    est = make(args.method, seed=args.seed)
+    if train is None and est.requires_fit:
+        ap.error(f"method {args.method!r} needs training data: --train TRAIN_DIR")
+    if train is not None and not train.labelled:
+        ap.error(f"{args.train}: training pairs need a truth.jsonl")
+    t0 = time.perf_counter()
+    est.fit(train)
+    t1 = time.perf_counter()
+    scores = est.score_problems(test)
+    t2 = time.perf_counter()
+    path = write_answers(test.ids, scores, args.output)
+    print(f"{args.method}: fit {t1 - t0:.2f} s, {len(test)} problems scored in {t2 - t1:.2f} s "
+          f"-> {path}", file=sys.stderr)
+    if test.labelled:
+        from stylo.metrics.pan import evaluate_all
+        res = evaluate_all(test.labels, scores, version="pan21")
+        print(" ".join(f"{k}={v:.3f}" for k, v in res.items()), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,199 @@
+"""Order-k PPM-style cross-entropy kernels (Numba) and their plain Python reference.
+
+The model is the one of PAN's compressor baseline (Teahan & Harper 2003, as re-implemented by
+Potthast et al. 2016, pan-code ``clef22/.../pan22-verif-baseline-compressor.py``): a static
+model of text X counts, for every position i of X and every k <= min(i, order), how often the
+character X[i] follows the context X[i-k:i]. The probability of character c after context u
+(the last min(i, order) characters before it) is count(u, c) / count(u) for the longest suffix
+u' of u (u itself first) that was followed by c in X, and 1 / alphabet_size if none was. There
+are no escape probabilities: this is back-off, not full PPM blending. The cross-entropy of Y
+under the model of X is the mean of -log2 p over the characters of Y, in bits per character.
+
+The fast kernel gives every substring of length 1..order+1 of X and Y an exact integer id (a
+hash table on exact keys, so no collision can merge two substrings), counts ids over X and
+looks them up for Y, both directions in one pass over a pair; batches of pairs run in threads.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+import numba
+import numpy as np
+from joblib import Parallel, delayed, effective_n_jobs
+
+__all__ = ["ppm_cross_entropy_reference", "ppm_cross_entropies", "encode_texts"]
+
+
+def ppm_cross_entropy_reference(model_text: str, text: str, order: int = 5,
+                                alphabet_size: int = 256) -> float:
+    """Bits per character of ``text`` under the order-``order`` model of ``model_text``.
+
+    Plain Python, one dict of context -> {char: count} per order. ``text`` must be non-empty.
+    """
+    counts = [defaultdict(lambda: defaultdict(int)) for _ in range(order + 1)]
+    totals = [defaultdict(int) for _ in range(order + 1)]
+    for i, c in enumerate(model_text):
+        for k in range(min(i, order) + 1):
+            ctx = model_text[i - k:i]
+            counts[k][ctx][c] += 1
+            totals[k][ctx] += 1
+    bits = 0.0
+    for i, c in enumerate(text):
+        p = 1.0 / alphabet_size
+        for k in range(min(i, order), -1, -1):
+            ctx = text[i - k:i]
+            seen = counts[k].get(ctx)
+            if seen is not None and seen.get(c, 0) > 0:
+                p = seen[c] / totals[k][ctx]
+                break
+        bits -= math.log2(p)
+    return bits / len(text)
+
+
+def encode_texts(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Code points of all texts concatenated (int64) and offsets (n + 1,) into that array."""
+    lengths = np.array([len(t) for t in texts], dtype=np.int64)
+    offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    joined = "".join(texts)
+    codes = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+    return codes, offsets
+
+
+@numba.njit(cache=True)
+def _dense_ids(keys: np.ndarray) -> np.ndarray:
+    """Id of each non-negative key in order of first occurrence (0, 1, ...); -1 stays -1.
+
+    Open addressing on the full 64-bit key (Fibonacci hashing, linear probing): keys are
+    compared exactly, so distinct keys never share an id.
+    """
+    n = keys.shape[0]
+    bits = 1
+    while (1 << bits) < 2 * n:
+        bits += 1
+    size = 1 << bits
+    mask = size - 1
+    shift = np.uint64(64 - bits)
+    slot_key = np.full(size, -1, dtype=np.int64)
+    slot_id = np.empty(size, dtype=np.int64)
+    out = np.full(n, -1, dtype=np.int64)
+    next_id = 0
+    for i in range(n):
+        key = keys[i]
+        if key < 0:
+            continue
+        h = np.int64((np.uint64(key) * np.uint64(11400714819323198485)) >> shift)
+        while True:
+            if slot_key[h] == -1:
+                slot_key[h] = key
+                slot_id[h] = next_id
+                out[i] = next_id
+                next_id += 1
+                break
+            if slot_key[h] == key:
+                out[i] = slot_id[h]
+                break
+            h = (h + 1) & mask
+    return out
+
+
+@numba.njit(cache=True)
+def _gram_ids(seq: np.ndarray, split: int, order: int) -> np.ndarray:
+    """ids[k, i]: exact id of the substring of length k ending at (and including) position i of
+    ``seq`` (the two texts seq[:split] and seq[split:] back to back, no substring crossing the
+    boundary); -1 where it would start before its text. Row 0 is unused."""
+    n = seq.shape[0]
+    ids = np.full((order + 2, n), -1, dtype=np.int64)
+    ids[1] = _dense_ids(seq)
+    n_chars = 0
+    for i in range(n):
+        n_chars = max(n_chars, ids[1, i] + 1)
+    keys = np.empty(n, dtype=np.int64)
+    for k in range(2, order + 2):
+        for i in range(n):
+            start = 0 if i < split else split
+            if i - k + 1 >= start:
+                keys[i] = ids[k - 1, i - 1] * n_chars + ids[1, i]
+            else:
+                keys[i] = -1
+        ids[k] = _dense_ids(keys)
+    return ids
+
+
+@numba.njit(cache=True)
+def _cross_entropy(ids: np.ndarray, m0: int, m1: int, q0: int, q1: int, order: int,
+                   alphabet_size: int) -> float:
+    """Bits per character of seq[q0:q1] under the model counted on seq[m0:m1]."""
+    n = ids.shape[1]
+    joint = np.zeros((order + 1, n), dtype=np.int64)  # joint[k, id of (context_k + char)]
+    context = np.zeros((order + 1, n), dtype=np.int64)  # context[k, id of context_k]
+    for i in range(m0, m1):
+        for k in range(min(i - m0, order) + 1):
+            joint[k, ids[k + 1, i]] += 1
+            if k > 0:
+                context[k, ids[k, i - 1]] += 1
+            else:
+                context[0, 0] += 1
+    bits = 0.0
+    for i in range(q0, q1):
+        p = 1.0 / alphabet_size
+        for k in range(min(i - q0, order), -1, -1):
+            hits = joint[k, ids[k + 1, i]]
+            if hits > 0:
+                total = context[k, ids[k, i - 1]] if k > 0 else context[0, 0]
+                p = hits / total
+                break
+        bits -= math.log2(p)
+    return bits / (q1 - q0)
+
+
+@numba.njit(cache=True, nogil=True)
+def _pairs_kernel(codes_a, off_a, codes_b, off_b, order, alphabet_size):
+    n = off_a.shape[0] - 1
+    out = np.empty((n, 2), dtype=np.float64)
+    for p in range(n):
+        a = codes_a[off_a[p]:off_a[p + 1]]
+        b = codes_b[off_b[p]:off_b[p + 1]]
+        la, lb = a.shape[0], b.shape[0]
+        if la == 0 or lb == 0:
+            out[p, 0] = np.nan
+            out[p, 1] = np.nan
+            continue
+        seq = np.empty(la + lb, dtype=np.int64)
+        seq[:la] = a
+        seq[la:] = b
+        ids = _gram_ids(seq, la, order)
+        out[p, 0] = _cross_entropy(ids, 0, la, la, la + lb, order, alphabet_size)
+        out[p, 1] = _cross_entropy(ids, la, la + lb, 0, la, order, alphabet_size)
+    return out
+
+
+def _run_batch(texts_a, texts_b, order, alphabet_size):
+    codes_a, off_a = encode_texts(texts_a)
+    codes_b, off_b = encode_texts(texts_b)
+    return _pairs_kernel(codes_a, off_a, codes_b, off_b, order, alphabet_size)
+
+
+def ppm_cross_entropies(texts_a: list[str], texts_b: list[str], order: int = 5,
+                        alphabet_size: int = 256, n_jobs: int = 1) -> np.ndarray:
+    """(n, 2) bits per character: column 0 is b[i] under the model of a[i], column 1 is a[i]
+    under the model of b[i]. NaN where either text is empty. ``n_jobs`` threads (the kernel
+    releases the GIL)."""
+    if len(texts_a) != len(texts_b):
+        raise ValueError(f"{len(texts_a)} texts_a but {len(texts_b)} texts_b")
+    if order < 0 or alphabet_size < 1:
+        raise ValueError(f"need order >= 0 and alphabet_size >= 1, got {order}, {alphabet_size}")
+    n = len(texts_a)
+    k = max(1, min(n, 4 * effective_n_jobs(n_jobs)))
+    if k == 1:
+        return _run_batch(list(texts_a), list(texts_b), int(order), int(alphabet_size))
+    # round-robin batches balance long and short pairs across threads
+    parts = Parallel(n_jobs=n_jobs, prefer="threads")(
+        delayed(_run_batch)(list(texts_a[i::k]), list(texts_b[i::k]), int(order),
+                            int(alphabet_size)) for i in range(k))
+    out = np.empty((n, 2), dtype=np.float64)
+    for i, part in enumerate(parts):
+        out[i::k] = part
+    return out

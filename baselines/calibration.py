@@ -1,0 +1,232 @@
+"""Calibration for any verifier: Platt scaling plus a grey zone of non-answers.
+
+PAN scores verification answers with metrics that reward leaving hard problems unanswered
+(score exactly 0.5). PAN's baselines (pan-code ``pan20-verif-baseline.py``, "cngdist") and
+Kestemont et al.'s score shifting (Kestemont, Stover, Koppel, Karsdorp & Daelemans,
+"Authenticating the writings of Julius Caesar", Expert Systems with Applications 63, 2016;
+code ``mikekestemont/ruzicka``) therefore fit two thresholds p1 <= p2 on training scores and
+map
+
+    s <= p1       ->  0.49 * s / p1                        (in [0, 0.49], "different")
+    p1 < s < p2   ->  0.5                                  (no answer)
+    s >= p2       ->  0.51 + 0.49 * (s - p2) / (1 - p2)    (in [0.51, 1], "same")
+
+with (p1, p2) found by a grid search (steps of 0.01 on [0.01, 0.98], p1 < p2) that maximises
+a PAN score on the training pairs. Optionally a logistic (Platt 1999) map turns raw scores into
+probabilities first.
+
+:class:`ScoreCalibrator` is that map on arrays of raw scores; :class:`Calibrated` wraps any
+:class:`~baselines.base.Verifier`. Objectives (``objective=``), all from :mod:`stylo.metrics`:
+
+- ``"pan21"`` (default): mean of AUC, c@1, F1, F0.5u and 1 - Brier (PAN 2021+ "overall").
+- ``"pan20-baseline"``: mean of AUC, c@1, F1 and F0.5u (non-answers counted with the false
+  negatives) -- what pan-code's cngdist baseline maximises with the evaluator it ships.
+- ``"auc_c1"``: AUC x c@1, the PAN 2013-2015 final score.
+
+As in pan-code, each grid cell's objective is rounded to ``decimals`` digits and the first best
+cell in grid order (lowest p1, then lowest p2) wins.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+from sklearn.base import BaseEstimator, clone
+from sklearn.exceptions import NotFittedError
+from sklearn.linear_model import LogisticRegression
+
+from baselines.base import NO_ANSWER, Verifier, training_pairs
+from stylo.metrics import pan
+
+__all__ = ["OBJECTIVES", "ScoreCalibrator", "Calibrated", "CalibratedVerifier", "shift_scores"]
+
+#: metric keys of each objective; "auc_c1" is a product, the others a mean
+OBJECTIVES = {
+    "pan21": ("auc", "c@1", "F1", "f_05_u", "brier"),
+    "pan20-baseline": ("auc", "c@1", "F1", "f_05_u"),
+    "auc_c1": ("auc", "c@1"),
+}
+# metrics that depend only on which scores fall below, inside or above the grey zone (and on
+# their order), not on the shifted values: cached per partition in the grid search
+_PARTITION_METRICS = {"auc": pan.auc, "c@1": pan.c_at_1, "F1": pan.f1,
+                      "f_05_u": lambda t, s: pan.f_05_u(t, s, version="pan21")}
+
+
+def shift_scores(scores, p1: float, p2: float) -> np.ndarray:
+    """Apply the grey-zone map above to raw scores in [0, 1]; shape preserved."""
+    s = np.asarray(scores, dtype=np.float64)
+    if not 0.0 < p1 <= p2 < 1.0:
+        raise ValueError(f"need 0 < p1 <= p2 < 1, got p1={p1}, p2={p2}")
+    # the same float operations as pan-code's rescale(), so shifted scores agree bit for bit
+    low = 0.0 + ((s - 0.0) / (p1 - 0.0)) * 0.49
+    high = 0.51 + ((s - p2) / (1.0 - p2)) * 0.49
+    return np.where(s <= p1, low, np.where(s < p2, NO_ANSWER, high))
+
+
+def _fit_grey_zone(scores: np.ndarray, y: np.ndarray, objective: str, grid: np.ndarray,
+                   decimals: int) -> tuple[float, float, float]:
+    """Best (p1, p2, objective value) over all grid cells p1 < p2."""
+    keys = OBJECTIVES[objective]
+    order = np.sort(scores)
+    cache: dict[tuple[int, int], dict[str, float]] = {}
+    best = (np.nan, np.nan, -np.inf)
+    for p1, p2 in combinations(grid, 2):
+        part = (int(np.searchsorted(order, p1, "right")), int(np.searchsorted(order, p2, "left")))
+        shifted = None
+        if part not in cache:
+            shifted = shift_scores(scores, p1, p2)
+            cache[part] = {k: _PARTITION_METRICS[k](y, shifted) for k in keys if k != "brier"}
+        values = dict(cache[part])
+        if "brier" in keys:
+            shifted = shift_scores(scores, p1, p2) if shifted is None else shifted
+            values["brier"] = pan.brier(y, shifted)
+        if objective == "auc_c1":
+            value = values["auc"] * values["c@1"]
+        else:
+            value = float(np.mean([values[k] for k in keys]))
+        value = round(value, decimals)
+        if value > best[2]:
+            best = (float(p1), float(p2), value)
+    return best
+
+
+class ScoreCalibrator(BaseEstimator):
+    """Map raw verification scores to PAN answers: optional Platt scaling, then the grey zone.
+
+    Parameters
+    ----------
+    platt : fit a logistic map of the raw score first (needed when raw scores are not in
+        [0, 1] or not probability-like); without it raw scores must lie in [0, 1].
+    grey_zone : fit (p1, p2) and shift scores as in the module docstring; without it the
+        (Platt-scaled) scores are returned as they are.
+    objective : ``"pan21"``, ``"pan20-baseline"`` or ``"auc_c1"`` (see the module docstring).
+    grid_step : spacing of the p1/p2 grid on [grid_step, 1 - 2 * grid_step].
+    decimals : the objective is rounded to this many digits before comparing cells.
+
+    Attributes: ``platt_`` (LogisticRegression or None), ``p1_``, ``p2_`` (None without a grey
+    zone) and ``train_objective_`` (the rounded objective of the chosen cell).
+    """
+
+    def __init__(self, platt: bool = True, grey_zone: bool = True, objective: str = "pan21",
+                 grid_step: float = 0.01, decimals: int = 3):
+        self.platt = platt
+        self.grey_zone = grey_zone
+        self.objective = objective
+        self.grid_step = grid_step
+        self.decimals = decimals
+
+    def fit(self, scores, y):
+        """Fit on raw scores (n,) of labelled training pairs y (n,) bool; returns self."""
+        s = np.asarray(scores, dtype=np.float64)
+        y = np.asarray(y).astype(bool)
+        if s.ndim != 1 or s.shape != y.shape:
+            raise ValueError(f"scores and y must be 1-D of equal length, got {s.shape}, {y.shape}")
+        if not np.isfinite(s).all():
+            raise ValueError("raw scores must be finite to calibrate")
+        if y.all() or not y.any():
+            raise ValueError("calibration needs both same-author and different-author pairs")
+        if self.objective not in OBJECTIVES:
+            raise ValueError(f"unknown objective {self.objective!r}; choose from "
+                             f"{sorted(OBJECTIVES)}")
+        if not 0.0 < self.grid_step < 0.25:
+            raise ValueError(f"grid_step must be in (0, 0.25), got {self.grid_step}")
+        self.platt_ = None
+        if self.platt:
+            self.platt_ = LogisticRegression().fit(s[:, None], y)
+            s = self.platt_.predict_proba(s[:, None])[:, 1]
+        elif s.min() < 0.0 or s.max() > 1.0:
+            raise ValueError("raw scores outside [0, 1]: use platt=True")
+        self.p1_ = self.p2_ = None
+        if self.grey_zone:
+            # np.arange as pan-code builds it, so the grid values are the same floats
+            grid = np.arange(self.grid_step, 1.0 - self.grid_step, self.grid_step)
+            self.p1_, self.p2_, self.train_objective_ = _fit_grey_zone(
+                s, y, self.objective, grid, self.decimals)
+        else:
+            self.train_objective_ = np.nan
+        return self
+
+    def probabilities(self, scores) -> np.ndarray:
+        """Platt-scaled scores (the raw scores without Platt): monotone, no grey zone."""
+        if not hasattr(self, "platt_"):
+            raise NotFittedError("ScoreCalibrator is not fitted yet; call fit first")
+        s = np.asarray(scores, dtype=np.float64)
+        if self.platt_ is None:
+            return np.clip(s, 0.0, 1.0)
+        return self.platt_.predict_proba(s[:, None])[:, 1]
+
+    def transform(self, scores) -> np.ndarray:
+        """PAN answers (n,) in [0, 1] for raw scores (n,)."""
+        p = self.probabilities(scores)
+        if self.p1_ is None:
+            return p
+        return shift_scores(p, self.p1_, self.p2_)
+
+
+class CalibratedVerifier(Verifier):
+    """Base for a verifier whose answers are an inner verifier's scores through a calibrator.
+
+    Subclasses say how to build both (``_make_inner``, ``_make_calibrator``). ``fit(X)`` fits
+    the inner verifier on ``X``, scores the training pairs with it (a PairSet as given; from a
+    Corpus, ``n_pairs`` pairs drawn with ``random_state``) and fits the calibrator on those
+    in-sample scores, as PAN's baselines do. An answer of exactly 0.5 from the inner verifier
+    (its abstention) stays 0.5. ``rank`` uses the Platt-scaled scores without the grey zone, so
+    candidates inside the zone are not tied.
+    """
+
+    n_pairs: int = 200
+    random_state: int = 0
+
+    def _make_inner(self) -> Verifier:
+        raise NotImplementedError
+
+    def _make_calibrator(self) -> ScoreCalibrator:
+        raise NotImplementedError
+
+    def _fit_impl(self, X, y) -> None:
+        if X is None:
+            raise ValueError(f"{type(self).__name__}.fit needs labelled pairs or a corpus")
+        pairs = training_pairs(X, n_pairs=self.n_pairs, seed=self.random_state)
+        self.verifier_ = self._make_inner().fit(X)
+        raw = self.verifier_.score_problems(pairs)
+        self.calibrator_ = self._make_calibrator().fit(raw, pairs.labels)
+
+    def _answers(self, raw: np.ndarray) -> np.ndarray:
+        out = self.calibrator_.transform(raw)
+        out[raw == NO_ANSWER] = NO_ANSWER
+        return out
+
+    def _score_impl(self, texts_a, texts_b):
+        return self._answers(self.verifier_.score_pairs(texts_a, texts_b))
+
+    def _problem_impl(self, known_lists, unknowns):
+        return self._answers(self.verifier_._problem_impl(known_lists, unknowns))
+
+    def _rank_impl(self, query, candidates):
+        return self.calibrator_.probabilities(self.verifier_.rank(query, candidates))
+
+
+class Calibrated(CalibratedVerifier):
+    """Any verifier followed by a :class:`ScoreCalibrator` (parameters as there)."""
+
+    def __init__(self, verifier: Verifier, platt: bool = True, grey_zone: bool = True,
+                 objective: str = "pan21", grid_step: float = 0.01, decimals: int = 3,
+                 n_pairs: int = 200, random_state: int = 0):
+        self.verifier = verifier
+        self.platt = platt
+        self.grey_zone = grey_zone
+        self.objective = objective
+        self.grid_step = grid_step
+        self.decimals = decimals
+        self.n_pairs = n_pairs
+        self.random_state = random_state
+
+    def _make_inner(self) -> Verifier:
+        if not isinstance(self.verifier, Verifier):
+            raise TypeError(f"verifier must be a Verifier, got {type(self.verifier).__name__}")
+        return clone(self.verifier)
+
+    def _make_calibrator(self) -> ScoreCalibrator:
+        return ScoreCalibrator(self.platt, self.grey_zone, self.objective, self.grid_step,
+                               self.decimals)

@@ -1,0 +1,106 @@
+"""The PAN "naive, distance-based" verification baseline (cngdist).
+
+Source: the official baseline of PAN 2020-2022 authorship verification, pan-code
+``clef20/authorship-verification/pan20-verif-baseline.py`` (M. Kestemont et al., Overview of
+the Cross-Domain Authorship Verification Task at PAN 2020, CLEF 2020 Working Notes, CEUR-WS
+2696). Algorithm and defaults, all as there:
+
+1. TF-IDF of lowercased character 4-grams, vocabulary = the 3,000 n-grams most frequent in the
+   training texts (both texts of every training pair), scikit-learn's TF-IDF weighting (raw
+   counts x smoothed idf, ``log((1 + n) / (1 + df)) + 1``, rows L2-normalised);
+2. cosine similarity of the two texts of a pair;
+3. no Platt scaling; a grey zone (p1, p2) fitted by grid search on the training pairs to
+   maximise the mean of AUC, c@1, F1 and F0.5u (``objective="pan20-baseline"``, the evaluator
+   pan-code ships), scores shifted as in :mod:`baselines.calibration`.
+
+A PAN problem with several known texts is scored with them joined by a blank line. Texts
+without any vocabulary n-gram have no cosine and get 0.5 (no answer) with a warning.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from sklearn.feature_extraction.text import TfidfVectorizer
+
+from baselines.base import Verifier, training_pairs
+from baselines.calibration import CalibratedVerifier, ScoreCalibrator
+from stylo.corpus import PairSet
+
+__all__ = ["CharNgramCosine", "NaiveDistance"]
+
+
+def _char_tfidf(ngram_size: int, max_features: int | None) -> TfidfVectorizer:
+    """The TF-IDF extractor of pan-code's cngdist (scikit-learn defaults otherwise)."""
+    return TfidfVectorizer(analyzer="char", ngram_range=(ngram_size, ngram_size),
+                           lowercase=True, max_features=max_features)
+
+
+def _paired_cosine(xa, xb) -> np.ndarray:
+    """Cosine of row i of ``xa`` with row i of ``xb`` (sparse, same shape); NaN for a zero row."""
+    dots = np.asarray(xa.multiply(xb).sum(axis=1)).ravel()
+    na = np.sqrt(np.asarray(xa.multiply(xa).sum(axis=1)).ravel())
+    nb = np.sqrt(np.asarray(xb.multiply(xb).sum(axis=1)).ravel())
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return dots / (na * nb)
+
+
+class CharNgramCosine(Verifier):
+    """Raw cosine similarity of character n-gram TF-IDF vectors (uncalibrated, in [0, 1]).
+
+    ``fit`` learns the vocabulary and idf from the texts of a PairSet (both sides of every
+    problem, known texts joined) or of a Corpus.
+    """
+
+    def __init__(self, ngram_size: int = 4, max_features: int | None = 3000):
+        self.ngram_size = ngram_size
+        self.max_features = max_features
+
+    def _fit_impl(self, X, y) -> None:
+        if not (isinstance(self.ngram_size, (int, np.integer)) and self.ngram_size >= 1):
+            raise ValueError(f"ngram_size must be a positive int, got {self.ngram_size!r}")
+        if isinstance(X, PairSet):
+            pairs = training_pairs(X)
+            texts = [t for pair in zip(pairs.texts_a(), pairs.texts_b()) for t in pair]
+        else:
+            texts = X.texts
+        self.vectorizer_ = _char_tfidf(self.ngram_size, self.max_features).fit(texts)
+
+    def _score_impl(self, texts_a, texts_b):
+        # PAN test sets reuse texts (PAN14 en_novels shares unknowns): vectorise each once
+        unique = list(dict.fromkeys(texts_a + texts_b))
+        rows = {t: i for i, t in enumerate(unique)}
+        x = self.vectorizer_.transform(unique)
+        sims = _paired_cosine(x[[rows[t] for t in texts_a]], x[[rows[t] for t in texts_b]])
+        bad = ~np.isfinite(sims)
+        if bad.any():
+            warnings.warn(f"{type(self).__name__}: {int(bad.sum())} pair(s) with a text that "
+                          f"has no vocabulary n-gram scored 0.5 (no answer)", stacklevel=3)
+        return sims
+
+
+class NaiveDistance(CalibratedVerifier):
+    """PAN's cngdist baseline: :class:`CharNgramCosine` + a grid-fitted grey zone.
+
+    Parameters
+    ----------
+    ngram_size, max_features : the character n-gram size and vocabulary size (4, 3000).
+    objective : what the grey zone maximises on the training pairs (see
+        :mod:`baselines.calibration`); pan-code's is ``"pan20-baseline"``.
+    n_pairs, random_state : training pairs drawn when fitted on a Corpus.
+    """
+
+    def __init__(self, ngram_size: int = 4, max_features: int | None = 3000,
+                 objective: str = "pan20-baseline", n_pairs: int = 200, random_state: int = 0):
+        self.ngram_size = ngram_size
+        self.max_features = max_features
+        self.objective = objective
+        self.n_pairs = n_pairs
+        self.random_state = random_state
+
+    def _make_inner(self) -> Verifier:
+        return CharNgramCosine(self.ngram_size, self.max_features)
+
+    def _make_calibrator(self) -> ScoreCalibrator:
+        return ScoreCalibrator(platt=False, grey_zone=True, objective=self.objective)

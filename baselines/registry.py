@@ -1,0 +1,95 @@
+"""Names of the methods the command line and experiments can run, one line per method.
+
+Each entry maps a name to ``"module:Class"`` plus constructor keywords; modules are imported
+only when a method is made, so a registry listing stays cheap. Add a method with one
+``register(...)`` line at the bottom of this file.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+
+import pandas as pd
+from sklearn.base import BaseEstimator, clone
+
+from baselines.base import Verifier
+
+__all__ = ["MethodSpec", "register", "make", "methods", "method_table"]
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    name: str
+    target: str  # "package.module:ClassName"
+    description: str
+    params: dict = field(default_factory=dict)
+
+
+_REGISTRY: dict[str, MethodSpec] = {}
+
+
+def register(name: str, target: str, description: str, **params) -> None:
+    """Register ``name`` -> ``target`` (``"module:Class"``) built with ``params``.
+
+    An estimator among ``params`` (e.g. the inner verifier of a wrapper) is cloned for every
+    instance :func:`make` builds."""
+    if name in _REGISTRY:
+        raise ValueError(f"method {name!r} is already registered")
+    if ":" not in target:
+        raise ValueError(f"target must be 'module:Class', got {target!r}")
+    _REGISTRY[name] = MethodSpec(name, target, description, dict(params))
+
+
+def methods() -> list[str]:
+    """Registered method names, sorted."""
+    return sorted(_REGISTRY)
+
+
+def method_table() -> pd.DataFrame:
+    """One row per method: name, class, parameters, description."""
+    return pd.DataFrame([{"method": s.name, "class": s.target, "params": s.params,
+                          "description": s.description} for s in map(_REGISTRY.get, methods())])
+
+
+def make(name: str, seed: int | None = None) -> Verifier:
+    """A fresh, unfitted instance of method ``name``; ``seed`` sets its ``random_state`` (the
+    outer estimator's: a wrapper passes it on where it draws anything itself)."""
+    if name not in _REGISTRY:
+        raise KeyError(f"unknown method {name!r}; registered: {methods()}")
+    spec = _REGISTRY[name]
+    module, _, cls_name = spec.target.partition(":")
+    cls = getattr(importlib.import_module(module), cls_name)
+    est = cls(**{k: clone(v) if isinstance(v, BaseEstimator) else v
+                 for k, v in spec.params.items()})
+    if seed is not None and "random_state" in est.get_params():
+        est.set_params(random_state=int(seed))
+    return est
+
+
+register("random", "baselines.random_guess:RandomGuess", "uniform random scores: the floor")
+register("naive", "baselines.naive:NaiveDistance",
+         "PAN cngdist baseline: char 4-gram TF-IDF cosine + grid-fitted grey zone")
+register("ppm", "baselines.compression:CompressionVerifier",
+         "PAN compressor baseline: order-5 PPM cross-entropy, logistic on [mean, |diff|]",
+         measure="ppm")
+register("ncd", "baselines.compression:CompressionVerifier",
+         "zstd normalised compression distance, logistic on [mean, |diff|]", measure="ncd")
+register("cdm", "baselines.compression:CompressionVerifier",
+         "zstd compression-based dissimilarity, logistic on [mean, |diff|]", measure="cdm")
+register("zstd-xent", "baselines.compression:CompressionVerifier",
+         "zstd dictionary cross-entropy, both directions, logistic on [mean, |diff|]",
+         measure="xent")
+
+
+def _compression(measure: str):
+    from baselines.compression import CompressionVerifier
+    return CompressionVerifier(measure)
+
+
+# methods-b: one line each, e.g.
+# register("impostors", "baselines.impostors:GeneralImpostors", "General Impostors ...")
+for _name, _measure in (("ppm", "ppm"), ("ncd", "ncd"), ("cdm", "cdm"), ("zstd-xent", "xent")):
+    register(f"{_name}-cal", "baselines.calibration:Calibrated",
+             f"{_name} + Platt scaling and a grey zone fitted for PAN overall (pan21)",
+             verifier=_compression(_measure))

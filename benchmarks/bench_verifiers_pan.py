@@ -1,0 +1,105 @@
+"""PAN metrics and wall times of stylo's verifiers on PAN15-en and the six PAN14 corpora.
+
+Usage::
+
+    python benchmarks/bench_verifiers_pan.py [--methods naive ppm ...] [--datasets ...]
+        [--pancode-csv results.csv] [--csv out.csv] [--n-jobs 1]
+
+Every method (a name from ``python -m baselines --list``) is fitted on the official training
+problems of a corpus and scores its test problems (train -> test, no filtering). The table has
+AUC, c@1, F1, F0.5u, 1 - Brier, overall (PAN 2021 evaluator, :mod:`stylo.metrics.pan`) and
+AUC x c@1 (the PAN 2013-2015 final score), plus fit and scoring wall times in seconds.
+
+``--pancode-csv`` takes the table written by ``bench_pancode_baselines.py --csv`` (PAN's own
+baselines run on the same pairs) and prints it beside ours, with the AUC difference of
+``naive`` vs pan-code cngdist and of ``ppm-raw`` vs pan-code's compressor, and speed ratios
+(pan-code total time / stylo total time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from baselines.compression import CompressionVerifier  # noqa: E402
+from baselines.registry import make  # noqa: E402
+from benchmarks.pan_datasets import DATASETS, train_test  # noqa: E402
+from stylo.metrics.pan import evaluate_all  # noqa: E402
+
+DEFAULT_METHODS = ("naive", "ppm", "ppm-raw", "ncd", "cdm", "zstd-xent")
+# counterparts of pan-code's baselines: ours with the same features, for parity
+PARITY = {"pan-code cngdist": "naive", "pan-code compressor": "ppm-raw"}
+
+
+def build(name: str, seed: int, n_jobs: int):
+    """A registered method, or ``ppm-raw``: the PPM verifier fed [d1, d2] as pan-code does."""
+    est = CompressionVerifier("ppm", features="raw") if name == "ppm-raw" else make(name, seed)
+    if "n_jobs" in est.get_params():
+        est.set_params(n_jobs=n_jobs)
+    return est
+
+
+def run(dataset: str, method: str, seed: int, n_jobs: int) -> dict:
+    train, test = train_test(dataset)
+    est = build(method, seed, n_jobs)
+    t0 = time.perf_counter()
+    est.fit(train)
+    t1 = time.perf_counter()
+    scores = est.score_problems(test)
+    t2 = time.perf_counter()
+    m = evaluate_all(test.labels, scores, version="pan21")
+    return {"dataset": dataset, "method": method, "fit_s": t1 - t0, "score_s": t2 - t1,
+            "total_s": t2 - t0, **m, "auc_x_c@1": m["auc"] * m["c@1"]}
+
+
+def compare(ours: pd.DataFrame, theirs: pd.DataFrame) -> pd.DataFrame:
+    rows = []
+    for _, ref in theirs.iterrows():
+        mine = ours[(ours.dataset == ref.dataset) & (ours.method == PARITY[ref.method])]
+        if mine.empty:
+            continue
+        mine = mine.iloc[0]
+        rows.append({"dataset": ref.dataset, "pan-code": ref.method, "stylo": mine.method,
+                     "auc_pancode": ref.auc, "auc_stylo": mine.auc,
+                     "auc_diff": mine.auc - ref.auc, "pancode_s": ref.total_s,
+                     "stylo_s": mine.total_s, "speedup": ref.total_s / mine.total_s})
+    return pd.DataFrame(rows)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--methods", nargs="*", default=list(DEFAULT_METHODS))
+    ap.add_argument("--datasets", nargs="*", default=list(DATASETS))
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--n-jobs", type=int, default=1)
+    ap.add_argument("--pancode-csv", type=Path, help="table from bench_pancode_baselines.py")
+    ap.add_argument("--csv", type=Path, help="also save the table here")
+    args = ap.parse_args(argv)
+    rows = []
+    for dataset in args.datasets:
+        for method in args.methods:
+            rows.append(run(dataset, method, args.seed, args.n_jobs))
+            print(pd.DataFrame(rows[-1:]).round(3).to_string(index=False, header=len(rows) == 1),
+                  flush=True)
+            if args.csv:
+                pd.DataFrame(rows).to_csv(args.csv, index=False)
+    table = pd.DataFrame(rows)
+    if args.pancode_csv:
+        theirs = pd.read_csv(args.pancode_csv)
+        theirs = theirs[theirs.dataset.isin(args.datasets)]
+        print("\n" + pd.concat([table, theirs]).sort_values(["dataset", "method"])
+              .round(3).to_string(index=False))
+        print("\n" + compare(table, theirs).round(4).to_string(index=False))
+    else:
+        print("\n" + table.round(3).to_string(index=False))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,113 @@
+"""Plain Python references for the Numba kernels (slow, obviously correct, used by tests
+and as the exact fallback when n-grams do not fit a 63-bit key)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import numpy as np
+
+_WHITESPACE_RUN = re.compile(r"\s\s+")
+_TOKEN = re.compile(r"(?u)\w+(?:['\u2019]\w+)*")
+
+
+def char_ngrams(text: str, min_n: int, max_n: int) -> list[str]:
+    """n-grams of the text after collapsing whitespace runs (>= 2 chars) to one space."""
+    text = _WHITESPACE_RUN.sub(" ", text)
+    return [text[i:i + n] for n in range(min_n, max_n + 1) for i in range(len(text) - n + 1)]
+
+
+def char_wb_ngrams(text: str, min_n: int, max_n: int) -> list[str]:
+    """n-grams inside space-padded words; a padded word of length <= max_n also counts once."""
+    out = []
+    for word in text.split():
+        w = f" {word} "
+        out += [w[i:i + n] for n in range(min_n, min(max_n, len(w) - 1) + 1)
+                for i in range(len(w) - n + 1)]
+        if len(w) <= max_n:
+            out.append(w)
+    return out
+
+
+def tokenize(text: str) -> list[str]:
+    """Tokens of ``WordNgrams`` (``TOKEN_PATTERN``)."""
+    return _TOKEN.findall(text)
+
+
+def word_ngrams(text: str, min_n: int, max_n: int) -> list[str]:
+    """Space-joined token n-grams."""
+    toks = tokenize(text)
+    return [" ".join(toks[i:i + n]) for n in range(min_n, max_n + 1)
+            for i in range(len(toks) - n + 1)]
+
+
+def count_ngrams(ngrams: list[str]) -> dict[str, int]:
+    return dict(Counter(ngrams))
+
+
+def pack(symbols: list[int], bits: int, width: int) -> int:
+    """Left-aligned packing of symbol ids (>= 1) into one integer, as the kernels do."""
+    key = 0
+    for k, s in enumerate(symbols):
+        key |= int(s) << (bits * (width - 1 - k))
+    return key
+
+
+def count_matrix(docs: list[str], analyzer: str, min_n: int, max_n: int):
+    """Dense (n_docs, V) counts and the sorted feature names, from the functions above."""
+    fn = {"char": char_ngrams, "char_wb": char_wb_ngrams, "word": word_ngrams}[analyzer]
+    counts = [Counter(fn(d, min_n, max_n)) for d in docs]
+    names = sorted(set().union(*counts))
+    col = {t: i for i, t in enumerate(names)}
+    X = np.zeros((len(docs), len(names)), dtype=np.int64)
+    for r, c in enumerate(counts):
+        for t, v in c.items():
+            X[r, col[t]] = v
+    return X, names
+
+
+def row_similarity(x, y, kind: str) -> float:
+    """One pair of dense rows: "minmax" (Ruzicka similarity, 0 for two zero rows), "cosine"
+    (similarity, 0 if a row is zero) or "manhattan" (L1 distance)."""
+    x = [float(v) for v in x]
+    y = [float(v) for v in y]
+    if kind == "minmax":
+        num = sum(min(a, b) for a, b in zip(x, y, strict=True))
+        den = sum(max(a, b) for a, b in zip(x, y, strict=True))
+        return num / den if den > 0 else 0.0
+    if kind == "cosine":
+        nx = sum(a * a for a in x) ** 0.5
+        ny = sum(b * b for b in y) ** 0.5
+        dot = sum(a * b for a, b in zip(x, y, strict=True))
+        return dot / (nx * ny) if nx > 0 and ny > 0 else 0.0
+    return sum(abs(a - b) for a, b in zip(x, y, strict=True))
+
+
+def delta(z1, z2, kind: str) -> float:
+    """Burrows / cosine / Eder Delta between two z-score vectors (columns in rank order)."""
+    k = len(z1)
+    if kind == "burrows":
+        return sum(abs(a - b) for a, b in zip(z1, z2, strict=True)) / k
+    if kind == "eder":
+        return sum(abs(a - b) * (k - r) / k
+                   for r, (a, b) in enumerate(zip(z1, z2, strict=True))) / k
+    return 1.0 - row_similarity(z1, z2, "cosine")
+
+
+def z_scores(counts, reference, max_features, ddof=1):
+    """Delta z-scores of ``counts`` rows from a dense reference count matrix."""
+    def rel(M):
+        out = []
+        for row in M:
+            s = float(sum(row))
+            out.append([v / s if s > 0 else 0.0 for v in row])
+        return out
+    R = rel(reference)
+    n = len(R)
+    means = [sum(r[j] for r in R) / n for j in range(len(R[0]))]
+    cols = sorted(range(len(means)), key=lambda j: (-means[j], j))[:max_features]
+    mu = [means[j] for j in cols]
+    sd = [(sum((r[j] - means[j]) ** 2 for r in R) / (n - ddof)) ** 0.5 for j in cols]
+    return [[(row[j] - m) / s if s > 0 else 0.0 for j, m, s in zip(cols, mu, sd, strict=True)]
+            for row in rel(counts)]

@@ -1,0 +1,591 @@
+"""Exact, fast character and word n-gram count matrices.
+
+``CharNgrams`` and ``WordNgrams`` produce the same matrix as scikit-learn's ``CountVectorizer``
+(same columns, same order, same counts) for the same ``analyzer``/``ngram_range``/``lowercase``/
+``min_df``/``max_df``/``max_features``/``vocabulary``/``binary`` settings, and optionally apply
+tf-idf weighting and row normalisation like ``TfidfTransformer``.
+
+How: documents are converted to int32 code points (one ``str.encode`` per chunk of documents),
+mapped to dense symbol ids in code-point order, and every n-gram is packed into one int64 key
+(see ``_kernels``). Counting runs in Numba ``nogil`` kernels, one chunk of documents per
+thread (``n_jobs``). The packing is exact as long as ``bits_per_symbol * max_n <= 63``
+(e.g. up to 32,767 distinct characters for 4-grams, 4,095 for 5-grams; for words, up to
+2^31 - 1 distinct tokens for bigrams); beyond that ``fit`` falls back to a plain Python
+counter with the same result (slower, warned about).
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from stylo.features import _kernels as K
+from stylo.features import _reference as R
+from stylo.features._validation import check_texts, effective_n_jobs
+
+__all__ = ["CharNgrams", "WordNgrams", "TOKEN_PATTERN"]
+
+#: The word tokeniser of ``WordNgrams`` as a regular expression: maximal runs of word
+#: characters (Python's Unicode ``\w``: letters, digits, marks counted as alphanumeric, ``_``),
+#: where an apostrophe (``'`` or ``’``) between two word characters keeps them in one token
+#: ("don't", "o'clock"). Single-character tokens ("I", "a") are kept, unlike scikit-learn's
+#: default pattern, because they are frequent function words. As in ``re``, combining marks
+#: (category Mn, e.g. U+0301) are not word characters: normalise to NFC first if that matters.
+TOKEN_PATTERN = r"(?u)\w+(?:['\u2019]\w+)*"
+
+_N_CODEPOINTS = 0x110000
+_SPACE = 32
+
+
+def _codepoint_table(pattern: str) -> np.ndarray:
+    """uint8 table over all code points: 1 where ``pattern`` (one character) matches."""
+    every = "".join(map(chr, range(_N_CODEPOINTS)))
+    table = np.zeros(_N_CODEPOINTS, dtype=np.uint8)
+    table[[m.start() for m in re.finditer(pattern, every)]] = 1
+    return table
+
+
+_TABLES: dict[str, np.ndarray] = {}
+
+
+def _table(name: str) -> np.ndarray:
+    # built from Python's own regex classes, so the kernels agree with ``re`` by construction
+    if name not in _TABLES:
+        _TABLES[name] = _codepoint_table({"space": r"\s", "word": r"\w",
+                                          "apos": "['\u2019]"}[name])
+    return _TABLES[name]
+
+
+class _Chunk:
+    """A run of consecutive documents as one int32 code-point array."""
+
+    __slots__ = ("joined", "cps", "doc_off")
+
+    def __init__(self, docs: list[str]):
+        self.joined = "".join(docs)
+        self.cps = np.frombuffer(self.joined.encode("utf-32-le", "surrogatepass"),
+                                 dtype=np.int32)
+        self.doc_off = np.zeros(len(docs) + 1, dtype=np.int64)
+        np.cumsum([len(d) for d in docs], out=self.doc_off[1:])
+
+
+def _split(docs: list[str], n_chunks: int) -> list[list[str]]:
+    """Consecutive slices of about equal character counts."""
+    if n_chunks <= 1 or len(docs) < 2:
+        return [docs]
+    sizes = np.cumsum([len(d) + 1 for d in docs])
+    cuts = np.searchsorted(sizes, sizes[-1] * np.arange(1, n_chunks) / n_chunks)
+    bounds = [0, *sorted(set(int(c) + 1 for c in cuts if c + 1 < len(docs))), len(docs)]
+    return [docs[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
+
+
+class _NgramCounts(TransformerMixin, BaseEstimator):
+    """Shared fit/transform logic; subclasses turn texts into symbol segments."""
+
+    _analyzers: tuple[str, ...] = ()
+
+    def __init__(self, *, analyzer, ngram_range, lowercase=True, min_df=1, max_df=1.0,
+                 max_features=None, vocabulary=None, binary=False, use_idf=False,
+                 smooth_idf=True, sublinear_tf=False, norm=None, dtype=None, n_jobs=None):
+        self.analyzer = analyzer
+        self.ngram_range = ngram_range
+        self.lowercase = lowercase
+        self.min_df = min_df
+        self.max_df = max_df
+        self.max_features = max_features
+        self.vocabulary = vocabulary
+        self.binary = binary
+        self.use_idf = use_idf
+        self.smooth_idf = smooth_idf
+        self.sublinear_tf = sublinear_tf
+        self.norm = norm
+        self.dtype = dtype
+        self.n_jobs = n_jobs
+
+    # ---------------------------------------------------------------- validation
+    def _validate_params(self):
+        if self.analyzer not in self._analyzers:
+            raise ValueError(f"analyzer must be one of {self._analyzers}, got {self.analyzer!r}")
+        rng = self.ngram_range
+        if (not isinstance(rng, (tuple, list)) or len(rng) != 2
+                or not all(isinstance(v, Integral) and not isinstance(v, bool) for v in rng)
+                or not 1 <= rng[0] <= rng[1]):
+            raise ValueError(f"ngram_range must be (min_n, max_n) with 1 <= min_n <= max_n, "
+                             f"got {rng!r}")
+        for name in ("min_df", "max_df"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, Real):
+                raise ValueError(f"{name} must be an int (documents) or a float in [0, 1]")
+            if isinstance(v, Integral) and v < 0 or not isinstance(v, Integral) and not 0 <= v <= 1:
+                raise ValueError(f"{name} must be an int >= 0 or a float in [0, 1], got {v!r}")
+        mf = self.max_features
+        if mf is not None and (isinstance(mf, bool) or not isinstance(mf, Integral) or mf < 1):
+            raise ValueError(f"max_features must be a positive int or None, got {mf!r}")
+        if self.norm not in (None, "l1", "l2"):
+            raise ValueError(f"norm must be None, 'l1' or 'l2', got {self.norm!r}")
+        weighted = self.use_idf or self.sublinear_tf or self.norm is not None
+        dtype = np.dtype(self.dtype) if self.dtype is not None else (
+            np.dtype(np.float64) if weighted else np.dtype(np.int64))
+        if dtype.kind not in "iuf":
+            raise ValueError(f"dtype must be a numeric dtype, got {self.dtype!r}")
+        if weighted and dtype.kind != "f":
+            raise ValueError("use_idf, sublinear_tf and norm give real values: dtype must be a "
+                             f"float dtype, got {dtype}")
+        n_jobs = effective_n_jobs(self.n_jobs)
+        return tuple(int(v) for v in rng), dtype, n_jobs
+
+    def _vocabulary_terms(self) -> list[str] | None:
+        voc = self.vocabulary
+        if voc is None:
+            return None
+        if isinstance(voc, dict):
+            idx = sorted(voc.values())
+            if idx != list(range(len(voc))):
+                raise ValueError("vocabulary indices must be 0 .. len(vocabulary) - 1, "
+                                 "each used once")
+            terms = [None] * len(voc)
+            for term, i in voc.items():
+                terms[i] = term
+        else:
+            terms = list(voc)
+            if len(set(terms)) != len(terms):
+                raise ValueError("vocabulary contains repeated terms")
+        if not terms:
+            raise ValueError("empty vocabulary passed to fit")
+        if not all(isinstance(t, str) for t in terms):
+            raise ValueError("vocabulary terms must be str")
+        return terms
+
+    # ---------------------------------------------------------------- fit / transform
+    def fit(self, X, y=None):
+        """Learn the vocabulary (and idf) from ``X``, a list of n_samples str documents."""
+        self.fit_transform(X)
+        return self
+
+    def fit_transform(self, X, y=None):
+        """Learn the vocabulary and return the (n_samples, n_features) CSR matrix of ``X``."""
+        (min_n, max_n), dtype, n_jobs = self._validate_params()
+        docs = self._prepare(check_texts(X))
+        terms = self._vocabulary_terms()
+        if terms is not None:
+            self._fit_vocabulary(terms, max_n)
+            X_counts = self._count_fixed(docs, min_n, max_n, n_jobs)
+        else:
+            X_counts = self._count_learn(docs, min_n, max_n, n_jobs)
+        self._fitted_dtype = dtype
+        if self.use_idf:
+            df = np.bincount(X_counts.indices, minlength=X_counts.shape[1])
+            n = X_counts.shape[0] + int(bool(self.smooth_idf))
+            self.idf_ = np.log(n / (df + int(bool(self.smooth_idf)))) + 1.0
+        return self._finish(X_counts, dtype)
+
+    def transform(self, X):
+        """Count the fitted vocabulary's n-grams in ``X``; unknown n-grams are ignored.
+
+        Returns a CSR matrix of shape (n_samples, n_features_out) of counts (or tf-idf
+        weights if configured), with sorted column indices.
+        """
+        check_is_fitted(self, "n_features_out_")
+        (min_n, max_n), dtype, n_jobs = self._validate_params()
+        docs = self._prepare(check_texts(X))
+        return self._finish(self._count_fixed(docs, min_n, max_n, n_jobs), self._fitted_dtype)
+
+    def _prepare(self, docs: list[str]) -> list[str]:
+        return [d.lower() for d in docs] if self.lowercase else docs
+
+    def _finish(self, X, dtype):
+        if self.binary:
+            X.data[:] = 1
+        if dtype.kind != "f":
+            return sp.csr_matrix((X.data.astype(dtype), X.indices, X.indptr), shape=X.shape)
+        data = X.data.astype(dtype)
+        if self.sublinear_tf:
+            np.log(data, out=data)
+            data += 1
+        if self.use_idf:
+            data *= self.idf_.astype(dtype)[X.indices]
+        out = sp.csr_matrix((data, X.indices, X.indptr), shape=X.shape)
+        if self.norm is not None:
+            rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+            if self.norm == "l1":
+                s = np.bincount(rows, weights=np.abs(data), minlength=X.shape[0])
+            else:
+                s = np.sqrt(np.bincount(rows, weights=data * data, minlength=X.shape[0]))
+            s[s == 0] = 1.0
+            out.data /= s[rows].astype(dtype)
+        return out
+
+    # ---------------------------------------------------------------- counting
+    def _map_parallel(self, fn, items, n_jobs):
+        if n_jobs == 1 or len(items) == 1:
+            return [fn(it) for it in items]
+        with ThreadPoolExecutor(max_workers=n_jobs) as pool:
+            return list(pool.map(fn, items))
+
+    def _count_learn(self, docs, min_n, max_n, n_jobs):
+        items = self._prepare_chunks([_Chunk(c) for c in _split(docs, n_jobs)], n_jobs)
+        self._learn_alphabet(items, n_jobs)
+        bits = int(len(self.alphabet_)).bit_length()
+        if bits * max_n > 63:
+            return self._fallback_learn(docs, min_n, max_n, bits)
+        self._packed_ = True
+        self._bits_ = bits
+        ctx = self._count_context()
+        results = self._map_parallel(lambda c: self._count_chunk(c, min_n, max_n, bits, ctx),
+                                     items, n_jobs)
+        del items
+        n_docs = len(docs)
+        all_keys = [r[3] for r in results]
+        if len(results) == 1:
+            order = np.argsort(all_keys[0])
+            keys = all_keys[0][order]
+            inv = [np.empty_like(order)]
+            inv[0][order] = np.arange(order.shape[0])
+        else:
+            keys, inv_all = np.unique(np.concatenate(all_keys), return_inverse=True)
+            inv = np.split(inv_all, np.cumsum([k.shape[0] for k in all_keys])[:-1])
+        if keys.shape[0] == 0:
+            raise ValueError("empty vocabulary; the documents contain no n-grams of the "
+                             "requested lengths")
+        kept = self._prune(results, inv, keys.shape[0], n_docs)
+        col = np.full(keys.shape[0], -1, dtype=np.int64)
+        col[kept] = np.arange(kept.shape[0])
+        self.ngram_keys_ = keys[kept]
+        self.n_features_out_ = int(kept.shape[0])
+        self._names = None
+        maps = [col[i] for i in inv]
+        return self._assemble(results, maps, n_docs, n_jobs)
+
+    def _frequencies(self, results, inv, n_terms):
+        """Document frequency and total count of every term, from chunk results."""
+        df = np.zeros(n_terms, dtype=np.int64)
+        tf = np.zeros(n_terms, dtype=np.int64)
+        for r, i in zip(results, inv, strict=True):
+            df += np.bincount(i[r[1]], minlength=n_terms)
+            tf += np.bincount(i[r[1]], weights=r[2], minlength=n_terms).astype(np.int64)
+        return df, tf
+
+    def _prune(self, results, inv, n_terms, n_docs):
+        """Term positions kept by min_df/max_df/max_features (scikit-learn semantics)."""
+        high = self.max_df if isinstance(self.max_df, Integral) else self.max_df * n_docs
+        low = self.min_df if isinstance(self.min_df, Integral) else self.min_df * n_docs
+        if high < low:
+            raise ValueError("max_df corresponds to < documents than min_df")
+        if high >= n_docs and low <= 1 and self.max_features is None:
+            return np.arange(n_terms)  # every term occurs in 1 .. n_docs documents
+        df, tf = self._frequencies(results, inv, n_terms)
+        mask = (df <= high) & (df >= low)
+        if self.max_features is not None and mask.sum() > self.max_features:
+            counts = df if self.binary else tf
+            # the same argsort call on the same (name-ordered) array as scikit-learn, so ties
+            # are broken identically
+            top = (-counts[mask]).argsort()[: self.max_features]
+            new_mask = np.zeros_like(mask)
+            new_mask[np.where(mask)[0][top]] = True
+            mask = new_mask
+        kept = np.flatnonzero(mask)
+        if kept.shape[0] == 0:
+            raise ValueError("After pruning, no terms remain. Try a lower min_df or a higher "
+                             "max_df.")
+        return kept
+
+    def _count_fixed(self, docs, min_n, max_n, n_jobs):
+        if not self._packed_:
+            return self._fallback_count(docs, min_n, max_n)
+        items = self._prepare_chunks([_Chunk(c) for c in _split(docs, n_jobs)], n_jobs)
+        ctx = self._count_context()
+        results = self._map_parallel(
+            lambda c: self._count_chunk(c, min_n, max_n, self._bits_, ctx), items, n_jobs)
+        del items
+        sorted_keys, sorted_cols = self._key_index()
+        maps = []
+        for r in results:
+            pos = np.searchsorted(sorted_keys, r[3])
+            pos[pos == sorted_keys.shape[0]] = 0
+            hit = sorted_keys.shape[0] > 0
+            found = (sorted_keys[pos] == r[3]) if hit else np.zeros(r[3].shape[0], bool)
+            maps.append(np.where(found, sorted_cols[pos] if hit else -1, -1))
+        return self._assemble(results, maps, len(docs), n_jobs)
+
+    def _key_index(self):
+        keys = self.ngram_keys_
+        order = np.argsort(keys, kind="stable")
+        valid = keys[order] >= 0  # -1 marks vocabulary terms that can never occur
+        return keys[order][valid], order[valid]
+
+    def _assemble(self, results, maps, n_docs, n_jobs):
+        def remap(args):
+            r, m = args
+            row_nnz, nnz = K.remap_rows(r[0], r[1], r[2], m, self.n_features_out_)
+            return row_nnz, r[1][:nnz], r[2][:nnz]
+
+        parts = self._map_parallel(remap, list(zip(results, maps, strict=True)), n_jobs)
+        del results
+        indptr = np.zeros(n_docs + 1, dtype=np.int64)
+        np.cumsum(np.concatenate([p[0] for p in parts]), out=indptr[1:])
+        total = int(indptr[-1])
+        idx_dtype = np.int32 if total < 2**31 else np.int64
+        indices = np.empty(total, dtype=idx_dtype)
+        data = np.empty(total, dtype=np.int32)
+        at = 0
+        for k in range(len(parts)):
+            _, ind, dat = parts[k]
+            indices[at: at + ind.shape[0]] = ind
+            data[at: at + ind.shape[0]] = dat
+            at += ind.shape[0]
+            parts[k] = None
+        return sp.csr_matrix((data, indices, indptr.astype(idx_dtype)),
+                             shape=(n_docs, self.n_features_out_))
+
+    # ---------------------------------------------------------------- plain fallback
+    def _fallback_learn(self, docs, min_n, max_n, bits):
+        warnings.warn(f"{bits} bits per symbol x {max_n} symbols exceed 63 bits: counting "
+                      "n-grams with the (slow, exact) pure-Python path", RuntimeWarning,
+                      stacklevel=4)
+        self._packed_ = False
+        counts = [R.count_ngrams(self._reference_ngrams(d, min_n, max_n)) for d in docs]
+        names = sorted(set().union(*counts))
+        if not names:
+            raise ValueError("empty vocabulary; the documents contain no n-grams of the "
+                             "requested lengths")
+        col = {t: i for i, t in enumerate(names)}
+        ids = np.array([col[t] for c in counts for t in c], dtype=np.int64)
+        vals = np.array([v for c in counts for v in c.values()], dtype=np.int64)
+        kept = self._prune([(None, ids, vals)], [np.arange(len(names))], len(names), len(docs))
+        self._names = np.array([names[i] for i in kept], dtype=object)
+        self.ngram_keys_ = np.full(kept.shape[0], -1, dtype=np.int64)
+        self.n_features_out_ = int(kept.shape[0])
+        return self._fallback_count(docs, min_n, max_n, counts)
+
+    def _fallback_count(self, docs, min_n, max_n, counts=None):
+        if counts is None:
+            counts = [R.count_ngrams(self._reference_ngrams(d, min_n, max_n)) for d in docs]
+        col = {t: i for i, t in enumerate(self._names)}
+        rows, cols, vals = [], [], []
+        for r, c in enumerate(counts):
+            for t, v in c.items():
+                if t in col:
+                    rows.append(r)
+                    cols.append(col[t])
+                    vals.append(v)
+        X = sp.csr_matrix((np.asarray(vals, dtype=np.int32), (rows, cols)),
+                          shape=(len(docs), self.n_features_out_))
+        X.sort_indices()
+        return X
+
+    # ---------------------------------------------------------------- names
+    def get_feature_names_out(self, input_features=None):
+        """The n-gram of each column, as an object array of str (length n_features_out)."""
+        check_is_fitted(self, "n_features_out_")
+        if self._names is None:
+            self._names = self._decode_names()
+        return self._names.copy()
+
+    @property
+    def vocabulary_(self) -> dict[str, int]:
+        """Mapping n-gram -> column, as in scikit-learn (built on first access)."""
+        return {t: i for i, t in enumerate(self.get_feature_names_out())}
+
+    def _fit_vocabulary(self, terms, max_n):
+        raise NotImplementedError
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = False
+        tags.input_tags.string = True
+        tags.requires_fit = True
+        return tags
+
+
+class CharNgrams(_NgramCounts):
+    """Character n-gram counts, exactly those of ``CountVectorizer(analyzer=...)``.
+
+    Parameters
+    ----------
+    ngram_range : (min_n, max_n), default (1, 4)
+        Lengths of the n-grams, in code points.
+    analyzer : {"char", "char_wb"}, default "char"
+        "char": n-grams over the whole text after replacing runs of two or more whitespace
+        characters by one space. "char_wb": n-grams inside whitespace-separated words padded
+        with one space each side; a padded word shorter than or equal to max_n is also counted
+        once as a whole (scikit-learn's rule).
+    lowercase : bool, default True
+        ``str.lower()`` before counting.
+    min_df, max_df : int (documents) or float (fraction of documents)
+        Keep n-grams whose document frequency lies in [min_df, max_df] (learned at fit).
+    max_features : int or None
+        Keep the most frequent n-grams (total count; document count if ``binary``).
+    vocabulary : dict[str, int] or iterable of str, optional
+        Fixed columns; nothing is learned but idf.
+    binary : bool
+        1 instead of the count.
+    use_idf, smooth_idf, sublinear_tf, norm :
+        Optional tf-idf weighting exactly as ``TfidfTransformer`` (off by default: raw counts).
+    dtype : numpy dtype, default None
+        int64 for counts, float64 when weighting is on.
+    n_jobs : int or None
+        Worker threads (documents are split into contiguous chunks). The result does not depend
+        on ``n_jobs``.
+
+    Attributes
+    ----------
+    alphabet_ : int32 array, the code points symbols are drawn from (sorted).
+    ngram_keys_ : int64 array (n_features_out,), packed key of each column (internal).
+    n_features_out_ : int
+    idf_ : float array (n_features_out,), when ``use_idf``.
+    """
+
+    _analyzers = ("char", "char_wb")
+
+    def __init__(self, ngram_range=(1, 4), *, analyzer="char", lowercase=True, min_df=1,
+                 max_df=1.0, max_features=None, vocabulary=None, binary=False, use_idf=False,
+                 smooth_idf=True, sublinear_tf=False, norm=None, dtype=None, n_jobs=None):
+        super().__init__(analyzer=analyzer, ngram_range=ngram_range, lowercase=lowercase,
+                         min_df=min_df, max_df=max_df, max_features=max_features,
+                         vocabulary=vocabulary, binary=binary, use_idf=use_idf,
+                         smooth_idf=smooth_idf, sublinear_tf=sublinear_tf, norm=norm,
+                         dtype=dtype, n_jobs=n_jobs)
+
+    def _prepare_chunks(self, chunks, n_jobs):
+        return chunks
+
+    def _learn_alphabet(self, chunks, n_jobs):
+        present = np.zeros(_N_CODEPOINTS, dtype=np.uint8)
+        # concurrent writes of the same value 1 are benign
+        self._map_parallel(lambda c: K.mark_present(c.cps, present), chunks, n_jobs)
+        present[_SPACE] = 1
+        self.alphabet_ = np.flatnonzero(present).astype(np.int32)
+
+    def _count_context(self):
+        """Code point -> symbol id (0 outside the alphabet)."""
+        idmap = np.zeros(_N_CODEPOINTS, dtype=np.int32)
+        idmap[self.alphabet_] = np.arange(1, self.alphabet_.shape[0] + 1, dtype=np.int32)
+        return idmap
+
+    def _count_chunk(self, chunk, min_n, max_n, bits, idmap):
+        wb = self.analyzer == "char_wb"
+        sym, seg_off, doc_seg = K.char_segments(chunk.cps, chunk.doc_off, idmap, _table("space"),
+                                                np.int32(idmap[_SPACE]), wb)
+        return K.count_segments(sym, seg_off, doc_seg, min_n, max_n, bits, wb)
+
+    def _fit_vocabulary(self, terms, max_n):
+        chars = sorted(set("".join(terms)) | {" "})
+        self.alphabet_ = np.array([ord(c) for c in chars], dtype=np.int32)
+        bits = int(len(chars)).bit_length()
+        self.n_features_out_ = len(terms)
+        self._names = np.array(terms, dtype=object)
+        if bits * max_n > 63:
+            self._packed_ = False
+            return
+        self._packed_ = True
+        self._bits_ = bits
+        sym = {c: i + 1 for i, c in enumerate(chars)}
+        self.ngram_keys_ = np.array(
+            [R.pack([sym[c] for c in t], bits, max_n) if 0 < len(t) <= max_n else -1
+             for t in terms], dtype=np.int64)
+
+    def _decode_names(self):
+        min_n, max_n = self.ngram_range
+        codes = K.decode_keys(self.ngram_keys_, self._bits_, max_n)
+        chars = np.concatenate([[0], self.alphabet_]).astype(np.uint32)[codes]
+        if self.alphabet_[0] != 0:
+            # trailing NULs are padding here: numpy's fixed-width str strips them
+            return np.ascontiguousarray(chars).view(f"<U{max_n}").ravel().astype(object)
+        lengths = (codes > 0).sum(axis=1)
+        return np.array(["".join(map(chr, row[:n]))
+                         for row, n in zip(chars, lengths, strict=True)], dtype=object)
+
+    def _reference_ngrams(self, doc, min_n, max_n):
+        if self.analyzer == "char_wb":
+            return R.char_wb_ngrams(doc, min_n, max_n)
+        return R.char_ngrams(doc, min_n, max_n)
+
+
+class WordNgrams(_NgramCounts):
+    """Word n-gram counts with the tokeniser ``TOKEN_PATTERN``, exactly those of
+    ``CountVectorizer(analyzer="word", token_pattern=TOKEN_PATTERN, ngram_range, lowercase)``.
+
+    N-grams join tokens with one space, as scikit-learn does. Parameters and attributes are
+    those of :class:`CharNgrams` (``analyzer`` is always "word"); ``tokens_`` holds the sorted
+    token vocabulary seen at fit.
+    """
+
+    _analyzers = ("word",)
+
+    def __init__(self, ngram_range=(1, 1), *, lowercase=True, min_df=1, max_df=1.0,
+                 max_features=None, vocabulary=None, binary=False, use_idf=False,
+                 smooth_idf=True, sublinear_tf=False, norm=None, dtype=None, n_jobs=None):
+        super().__init__(analyzer="word", ngram_range=ngram_range, lowercase=lowercase,
+                         min_df=min_df, max_df=max_df, max_features=max_features,
+                         vocabulary=vocabulary, binary=binary, use_idf=use_idf,
+                         smooth_idf=smooth_idf, sublinear_tf=sublinear_tf, norm=norm,
+                         dtype=dtype, n_jobs=n_jobs)
+
+    def get_params(self, deep=True):
+        params = super().get_params(deep)
+        params.pop("analyzer", None)
+        return params
+
+    @classmethod
+    def _get_param_names(cls):
+        return sorted(set(super()._get_param_names()) - {"analyzer"})
+
+    @staticmethod
+    def _chunk_tokens(chunk):
+        starts, ends, doc_tok = K.tokenize_spans(chunk.cps, chunk.doc_off, _table("word"),
+                                                 _table("apos"))
+        tok_ids, first = K.intern_tokens(chunk.cps, starts, ends)
+        strings = [chunk.joined[starts[t]:ends[t]] for t in first.tolist()]
+        return tok_ids, strings, doc_tok
+
+    def _prepare_chunks(self, chunks, n_jobs):
+        return self._map_parallel(self._chunk_tokens, chunks, n_jobs)
+
+    def _learn_alphabet(self, tokenized, n_jobs):
+        self._set_tokens(sorted(set().union(*(t[1] for t in tokenized))))
+
+    def _set_tokens(self, vocab):
+        self.tokens_ = np.array(vocab, dtype=object)
+        self._token_index = {t: i + 1 for i, t in enumerate(vocab)}
+        self.alphabet_ = self.tokens_
+
+    def _count_context(self):
+        return self._token_index
+
+    def _count_chunk(self, tokenized, min_n, max_n, bits, index):
+        tok_ids, strings, doc_tok = tokenized
+        local = np.array([index.get(s, 0) for s in strings], dtype=np.int32)
+        sym = local[tok_ids] if tok_ids.shape[0] else np.zeros(0, dtype=np.int32)
+        doc_seg = np.arange(doc_tok.shape[0], dtype=np.int64)
+        return K.count_segments(sym, doc_tok, doc_seg, min_n, max_n, bits, False)
+
+    def _fit_vocabulary(self, terms, max_n):
+        split = [t.split(" ") for t in terms]
+        self._set_tokens(sorted(set().union(*map(set, split))))
+        bits = int(len(self.tokens_)).bit_length()
+        self.n_features_out_ = len(terms)
+        self._names = np.array(terms, dtype=object)
+        if bits * max_n > 63:
+            self._packed_ = False
+            return
+        self._packed_ = True
+        self._bits_ = bits
+        self.ngram_keys_ = np.array(
+            [R.pack([self._token_index[w] for w in ws], bits, max_n) if len(ws) <= max_n
+             else -1 for ws in split], dtype=np.int64)
+
+    def _decode_names(self):
+        min_n, max_n = self.ngram_range
+        codes = K.decode_keys(self.ngram_keys_, self._bits_, max_n)
+        toks = np.concatenate([[""], self.tokens_]).astype(object)
+        return np.array([" ".join(toks[row[row > 0]]) for row in codes], dtype=object)
+
+    def _reference_ngrams(self, doc, min_n, max_n):
+        return R.word_ngrams(doc, min_n, max_n)

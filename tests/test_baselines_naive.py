@@ -1,0 +1,59 @@
+"""PAN's cngdist baseline: contract, synthetic data and a small real slice."""
+
+import numpy as np
+import pytest
+from sklearn.exceptions import NotFittedError
+from sklearn.metrics.pairwise import cosine_similarity
+
+from baselines.naive import CharNgramCosine, NaiveDistance
+from baselines_synth import synthetic_corpus, synthetic_pairs
+from stylo.datasets import DatasetNotAvailable, load
+from stylo.metrics.pan import auc
+
+
+def test_not_fitted_raises():
+    with pytest.raises(NotFittedError):
+        NaiveDistance().score_pairs(["a text"], ["b text"])
+
+
+def test_cosine_equals_scikit_learn():
+    pairs = synthetic_pairs(10, seed=4)
+    v = CharNgramCosine().fit(pairs)
+    xa = v.vectorizer_.transform(pairs.texts_a())
+    xb = v.vectorizer_.transform(pairs.texts_b())
+    expected = np.diag(cosine_similarity(xa, xb))
+    assert np.allclose(v.score_pairs(pairs.texts_a(), pairs.texts_b()), expected, atol=1e-12)
+
+
+def test_synthetic_scores_separate_and_are_deterministic():
+    train, test = synthetic_pairs(40, seed=0), synthetic_pairs(40, seed=1)
+    model = NaiveDistance().fit(train)
+    s = model.score_problems(test)
+    assert ((s >= 0) & (s <= 1)).all()
+    assert auc(test.labels, s) > 0.8
+    assert 0 < model.calibrator_.p1_ < model.calibrator_.p2_ < 1
+    assert np.array_equal(s, NaiveDistance().fit(train).score_problems(test))
+
+
+def test_fit_on_a_corpus_and_bad_input():
+    model = NaiveDistance(n_pairs=40).fit(synthetic_corpus())
+    with pytest.warns(UserWarning, match="empty"):
+        s = model.score_pairs(["", "abc abc abc"], ["some text here", "abc abc abd"])
+    assert s[0] == 0.5
+    with pytest.warns(UserWarning, match="no vocabulary"):
+        s = model.score_pairs(["zq"], ["xw"])  # shorter than one 4-gram: no vector
+    assert s[0] == 0.5
+    with pytest.raises(TypeError):
+        model.score_pairs([None], ["x"])
+
+
+def test_real_slice_pan15():
+    try:
+        train = load("pan15_av_en", split="train")
+        test = load("pan15_av_en", split="test")
+    except DatasetNotAvailable as err:
+        pytest.skip(f"pan15_av_en not available: {err}")
+    test = test.subset(np.arange(0, 500, 5))  # every 5th of the 500 test problems (54 same-author)
+    s = NaiveDistance().fit(train).score_problems(test)
+    assert s.shape == (100,) and ((s >= 0) & (s <= 1)).all()
+    assert auc(test.labels, s) > 0.65

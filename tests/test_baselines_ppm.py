@@ -1,0 +1,63 @@
+"""The Numba PPM kernel against its plain Python reference, exactly."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from baselines._ppm import ppm_cross_entropies, ppm_cross_entropy_reference
+
+# small alphabets make long shared contexts (the interesting back-off paths) likely
+texts = st.text(alphabet=st.sampled_from(list("ab c\n") + ["é", "😀", "\x00"]), min_size=1,
+                max_size=60)
+
+
+@settings(max_examples=60, deadline=None)
+@given(a=texts, b=texts, order=st.integers(0, 6))
+def test_numba_equals_reference(a, b, order):
+    got = ppm_cross_entropies([a], [b], order=order)
+    assert got[0, 0] == ppm_cross_entropy_reference(a, b, order)
+    assert got[0, 1] == ppm_cross_entropy_reference(b, a, order)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.tuples(texts, texts), min_size=1, max_size=8))
+def test_batch_equals_one_by_one(pairs):
+    a, b = [p[0] for p in pairs], [p[1] for p in pairs]
+    batch = ppm_cross_entropies(a, b)
+    for i in range(len(pairs)):
+        assert np.array_equal(batch[i], ppm_cross_entropies([a[i]], [b[i]])[0])
+
+
+def test_unseen_characters_cost_log2_alphabet():
+    # nothing of "xyz" occurs in the model text: each char costs log2(256) = 8 bits
+    assert ppm_cross_entropy_reference("aaaa", "xyz") == 8.0
+    assert ppm_cross_entropies(["aaaa"], ["xyz"])[0, 0] == 8.0
+
+
+def test_hand_computed_value():
+    # model "abab": order-1 context "a" is always followed by "b", "b" by "a" (once of once);
+    # query "ab": 'a' at order 0 has p = 2/4, 'b' after "a" has p = 2/2
+    expected = (-math.log2(0.5) - math.log2(1.0)) / 2
+    assert ppm_cross_entropy_reference("abab", "ab") == expected
+    assert ppm_cross_entropies(["abab"], ["ab"])[0, 0] == expected
+
+
+def test_own_text_is_cheaper_than_other_text():
+    a = "the cat sat on the mat and the cat sat again " * 5
+    b = "quick brown foxes jump over lazy dogs every day " * 5
+    own = ppm_cross_entropies([a], [a])[0, 0]
+    other = ppm_cross_entropies([a], [b])[0, 0]
+    assert own < other
+
+
+def test_empty_text_is_nan_not_a_crash():
+    got = ppm_cross_entropies(["", "abc"], ["abc", ""])
+    assert np.isnan(got).all()
+
+
+def test_mismatched_lengths_raise():
+    with pytest.raises(ValueError):
+        ppm_cross_entropies(["a"], ["a", "b"])

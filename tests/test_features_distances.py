@@ -1,0 +1,101 @@
+"""Distance kernels: Numba == plain Python reference == SciPy/scikit-learn."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from sklearn.metrics.pairwise import cosine_similarity, manhattan_distances
+
+from stylo.features import _reference as R
+from stylo.features.distances import (
+    DeltaScaler,
+    paired_cosine,
+    paired_delta,
+    paired_manhattan,
+    paired_minmax,
+    pairwise_cosine,
+    pairwise_delta,
+    pairwise_manhattan,
+    pairwise_minmax,
+)
+
+PAIRED = {"minmax": paired_minmax, "cosine": paired_cosine, "manhattan": paired_manhattan}
+PAIRWISE = {"minmax": pairwise_minmax, "cosine": pairwise_cosine,
+            "manhattan": pairwise_manhattan}
+
+# sparse-ish count matrices with zero rows
+counts = st.integers(1, 6).flatmap(lambda f: st.tuples(
+    arrays(np.int64, st.tuples(st.integers(0, 5), st.just(f)),
+           elements=st.sampled_from([0, 0, 0, 1, 2, 7])),
+    arrays(np.int64, st.tuples(st.integers(0, 5), st.just(f)),
+           elements=st.sampled_from([0, 0, 1, 3]))))
+
+
+@settings(max_examples=40, deadline=None)
+@given(pair=counts, kind=st.sampled_from(["minmax", "cosine", "manhattan"]),
+       n_jobs=st.sampled_from([1, 2]))
+def test_pairwise_and_paired_agree_with_reference(pair, kind, n_jobs):
+    A, B = pair
+    got = PAIRWISE[kind](sp.csr_matrix(A), sp.csr_matrix(B), n_jobs=n_jobs)
+    assert got.shape == (A.shape[0], B.shape[0])
+    ref = np.array([[R.row_similarity(a, b, kind) for b in B] for a in A]).reshape(got.shape)
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
+    m = min(A.shape[0], B.shape[0])
+    paired = PAIRED[kind](sp.csr_matrix(A[:m]), B[:m].astype(float), n_jobs=n_jobs)
+    np.testing.assert_allclose(paired, np.diag(ref[:m, :m]), rtol=1e-12, atol=1e-12)
+
+
+def test_against_sklearn_on_real_valued_rows():
+    rng = np.random.default_rng(0)
+    A = sp.random(30, 50, density=0.2, random_state=1, format="csr") * 3
+    B = sp.random(20, 50, density=0.3, random_state=2, format="csr")
+    A.data -= 0.5  # signed values: cosine and manhattan are defined for them
+    np.testing.assert_allclose(pairwise_cosine(A, B), cosine_similarity(A, B), atol=1e-12)
+    np.testing.assert_allclose(pairwise_manhattan(A, B), manhattan_distances(A, B), atol=1e-12)
+    Z = rng.normal(size=(5, 50))
+    np.testing.assert_allclose(pairwise_manhattan(Z, Z), manhattan_distances(Z, Z), atol=1e-12)
+
+
+def test_minmax_edge_cases_and_errors():
+    zero = sp.csr_matrix((2, 3))
+    assert np.all(paired_minmax(zero, zero) == 0.0)  # documented: 0 for two zero rows
+    x = sp.csr_matrix([[1, 2, 0]])
+    assert paired_minmax(x, x)[0] == 1.0
+    assert paired_cosine(x, zero[:1])[0] == 0.0
+    with pytest.raises(ValueError, match="negative"):
+        pairwise_minmax(sp.csr_matrix([[-1.0, 1]]), sp.csr_matrix([[1.0, 1]]))
+    with pytest.raises(ValueError, match="features"):
+        pairwise_cosine(x, sp.csr_matrix([[1, 2]]))
+    with pytest.raises(ValueError, match="rows"):
+        paired_manhattan(x, sp.csr_matrix([[1, 2, 0], [0, 0, 1]]))
+    with pytest.raises(ValueError, match="NaN"):
+        paired_cosine(sp.csr_matrix([[np.nan, 1, 0]]), x)
+
+
+@settings(max_examples=30, deadline=None)
+@given(M=arrays(np.int64, st.tuples(st.integers(3, 7), st.integers(2, 6)),
+                elements=st.integers(0, 9)),
+       k=st.integers(1, 6), kind=st.sampled_from(["burrows", "cosine", "eder"]))
+def test_delta_matches_reference(M, k, kind):
+    scaler = DeltaScaler(max_features=k).fit(M)
+    Z = scaler.transform(M)
+    ref_z = np.array(R.z_scores(M.tolist(), M.tolist(), k))
+    np.testing.assert_allclose(Z, ref_z, atol=1e-12)
+    D = pairwise_delta(Z, Z[::-1], kind=kind, n_jobs=2)
+    ref = np.array([[R.delta(a, b, kind) for b in ref_z[::-1]] for a in ref_z])
+    np.testing.assert_allclose(D, ref, atol=1e-12)
+    np.testing.assert_allclose(paired_delta(Z, Z[::-1], kind=kind), np.diag(ref), atol=1e-12)
+
+
+def test_delta_scaler_orders_by_frequency_and_validates():
+    M = np.array([[1, 5, 0], [0, 7, 1], [2, 4, 1]])
+    s = DeltaScaler(max_features=2).fit(M)
+    assert list(s.columns_) == [1, 0]  # most frequent first: Eder's rank order
+    with pytest.raises(ValueError):
+        DeltaScaler(max_features=0).fit(M)
+    with pytest.raises(ValueError):
+        s.transform(M[:, :2])
+    with pytest.raises(ValueError, match="kind"):
+        pairwise_delta(s.transform(M), s.transform(M), kind="manhattan")

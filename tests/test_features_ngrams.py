@@ -1,0 +1,215 @@
+"""CharNgrams / WordNgrams: Numba kernels == plain Python reference == scikit-learn."""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn.base import clone
+from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+from sklearn.pipeline import FeatureUnion, Pipeline
+
+from stylo.features import TOKEN_PATTERN, CharNgrams, WordNgrams
+from stylo.features import _reference as R
+
+# letters with case quirks (İ lowers to two code points), combining marks, whitespace of
+# several kinds (tab, NBSP, em space, line separator), apostrophes, emoji with a modifier
+ALPHABET = list("abcAB xyz.,;!?'’-_0123\t\n") + [
+    "\u00a0", "\u2003", "\u2028", "é", "ß", "İ", "Σ", "\u0301", "😀", "👍", "\U0001F3FD", "中"]
+texts = st.lists(st.text(alphabet=ALPHABET, max_size=40), min_size=1, max_size=6)
+ranges = st.tuples(st.integers(1, 5), st.integers(0, 3)).map(lambda t: (t[0], t[0] + t[1]))
+FAST = settings(max_examples=30, deadline=None,
+                suppress_health_check=[HealthCheck.too_slow])
+
+
+def assert_same(ours, ours_names, theirs, their_names):
+    assert list(ours_names) == list(their_names)
+    assert ours.shape == theirs.shape
+    assert isinstance(ours, sp.csr_matrix) and ours.has_sorted_indices
+    assert (ours != theirs).nnz == 0
+
+
+def sklearn_or_error(vec, docs):
+    try:
+        return vec.fit_transform(docs), None
+    except ValueError as exc:
+        return None, exc
+
+
+@FAST
+@given(docs=texts, rng=ranges, analyzer=st.sampled_from(["char", "char_wb"]),
+       lowercase=st.booleans())
+def test_char_ngrams_equal_countvectorizer_and_reference(docs, rng, analyzer, lowercase):
+    cv = CountVectorizer(analyzer=analyzer, ngram_range=rng, lowercase=lowercase)
+    expected, err = sklearn_or_error(cv, docs)
+    ours = CharNgrams(rng, analyzer=analyzer, lowercase=lowercase)
+    if err is not None:
+        with pytest.raises(ValueError, match="empty vocabulary"):
+            ours.fit_transform(docs)
+        return
+    X = ours.fit_transform(docs)
+    assert_same(X, ours.get_feature_names_out(), expected, cv.get_feature_names_out())
+    dense, names = R.count_matrix([d.lower() if lowercase else d for d in docs], analyzer, *rng)
+    assert names == list(ours.get_feature_names_out())
+    assert np.array_equal(X.toarray(), dense)
+    # transform of unseen text ignores unknown n-grams exactly like scikit-learn
+    new = [d[::-1] + "zq😀" for d in docs]
+    assert (ours.transform(new) != cv.transform(new)).nnz == 0
+
+
+@FAST
+@given(docs=texts, rng=st.sampled_from([(1, 1), (1, 2), (2, 3), (1, 3)]),
+       lowercase=st.booleans())
+def test_word_ngrams_equal_countvectorizer_and_reference(docs, rng, lowercase):
+    cv = CountVectorizer(analyzer="word", token_pattern=TOKEN_PATTERN, ngram_range=rng,
+                         lowercase=lowercase)
+    expected, err = sklearn_or_error(cv, docs)
+    ours = WordNgrams(rng, lowercase=lowercase)
+    if err is not None:
+        with pytest.raises(ValueError, match="empty vocabulary"):
+            ours.fit_transform(docs)
+        return
+    X = ours.fit_transform(docs)
+    assert_same(X, ours.get_feature_names_out(), expected, cv.get_feature_names_out())
+    dense, names = R.count_matrix([d.lower() if lowercase else d for d in docs], "word", *rng)
+    assert names == list(ours.get_feature_names_out()) and np.array_equal(X.toarray(), dense)
+    new = [" ".join(reversed(d.split())) + " unseen" for d in docs]
+    assert (ours.transform(new) != cv.transform(new)).nnz == 0
+
+
+def test_tokeniser_is_documented_pattern():
+    assert R.tokenize("I don't  know o'clock 'tis x' _a1 é́") == \
+        ["I", "don't", "know", "o'clock", "tis", "x", "_a1", "é"]  # U+0301 is not \w
+
+
+def corpus(n=200, seed=0):
+    rng = np.random.default_rng(seed)
+    words = ["the", "a", "of", "Über", "naïve", "😀", "don't", "I", "x", "and", "to", "中文"]
+    return [" ".join(rng.choice(words, size=rng.integers(0, 60))) + rng.choice([".", "!", ""])
+            for _ in range(n)]
+
+
+@pytest.mark.parametrize("analyzer", ["char", "char_wb"])
+def test_n_jobs_gives_identical_matrix(analyzer):
+    docs = corpus()
+    one = CharNgrams((1, 4), analyzer=analyzer, n_jobs=1).fit(docs)
+    two = CharNgrams((1, 4), analyzer=analyzer, n_jobs=2).fit(docs)
+    assert (one.transform(docs) != two.transform(docs)).nnz == 0
+    assert list(one.get_feature_names_out()) == list(two.get_feature_names_out())
+    w1, w2 = WordNgrams((1, 2), n_jobs=1), WordNgrams((1, 2), n_jobs=-1)
+    assert (w1.fit_transform(docs) != w2.fit_transform(docs)).nnz == 0
+
+
+def test_very_long_document_and_empty_rows():
+    rng = np.random.default_rng(1)
+    long_doc = "".join(rng.choice(ALPHABET, size=60_000))
+    docs = ["", long_doc, "", "ab"]
+    cv = CountVectorizer(analyzer="char", ngram_range=(2, 5))
+    X = CharNgrams((2, 5)).fit_transform(docs)
+    assert_same(X, CharNgrams((2, 5)).fit(docs).get_feature_names_out(),
+                cv.fit_transform(docs), cv.get_feature_names_out())
+    assert X[0].nnz == 0 and X[2].nnz == 0
+
+
+@pytest.mark.parametrize("params", [dict(min_df=2), dict(max_df=0.5), dict(min_df=0.1, max_df=30),
+                                    dict(max_features=50), dict(max_features=7, binary=True),
+                                    dict(binary=True)])
+def test_pruning_matches_countvectorizer(params):
+    docs = corpus(150, seed=3)
+    cv = CountVectorizer(analyzer="char", ngram_range=(1, 3), **params)
+    ours = CharNgrams((1, 3), **params)
+    assert_same(ours.fit_transform(docs), ours.get_feature_names_out(),
+                cv.fit_transform(docs), cv.get_feature_names_out())
+    cvw = CountVectorizer(token_pattern=TOKEN_PATTERN, ngram_range=(1, 2), **params)
+    ow = WordNgrams((1, 2), **params)
+    assert_same(ow.fit_transform(docs), ow.get_feature_names_out(),
+                cvw.fit_transform(docs), cvw.get_feature_names_out())
+
+
+def test_fixed_vocabulary_matches_countvectorizer():
+    docs = corpus(50)
+    vocab = {"th": 2, "e ": 0, "😀": 1, "zzzzzzz": 3, "a": 4}
+    cv = CountVectorizer(analyzer="char", ngram_range=(1, 3), vocabulary=vocab)
+    ours = CharNgrams((1, 3), vocabulary=vocab)
+    assert_same(ours.fit_transform(docs), ours.get_feature_names_out(),
+                cv.fit_transform(docs), cv.get_feature_names_out())
+    wv = ["the", "of the", "i", "don't", "never seen"]
+    cvw = CountVectorizer(token_pattern=TOKEN_PATTERN, ngram_range=(1, 2), vocabulary=wv)
+    ow = WordNgrams((1, 2), vocabulary=wv)
+    assert_same(ow.fit_transform(docs), ow.get_feature_names_out(),
+                cvw.fit_transform(docs), cvw.get_feature_names_out())
+
+
+@pytest.mark.parametrize("params", [dict(use_idf=True), dict(norm="l2"),
+                                    dict(use_idf=True, smooth_idf=False, sublinear_tf=True,
+                                         norm="l1")])
+def test_tfidf_options_match_tfidfvectorizer(params):
+    docs = corpus(80) + [""]
+    full = dict(use_idf=False, norm=None, smooth_idf=True, sublinear_tf=False) | params
+    ref = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 3), **full).fit(docs[:60])
+    ours = CharNgrams((2, 3), analyzer="char_wb", **full).fit(docs[:60])
+    np.testing.assert_allclose(ours.transform(docs).toarray(), ref.transform(docs).toarray(),
+                               rtol=1e-12, atol=1e-12)
+
+
+def test_fallback_beyond_63_bits_stays_exact():
+    # > 1023 distinct characters need 11 bits per symbol: 6-grams do not fit one int64 key
+    rng = np.random.default_rng(0)
+    chars = [chr(c) for c in range(0x4E00, 0x4E00 + 3000)]
+    docs = ["".join(rng.choice(chars, size=100)) for _ in range(40)]
+    cv = CountVectorizer(analyzer="char", ngram_range=(5, 7))
+    ours = CharNgrams((5, 7))
+    with pytest.warns(RuntimeWarning, match="63 bits"):
+        X = ours.fit_transform(docs)
+    assert_same(X, ours.get_feature_names_out(), cv.fit_transform(docs), cv.get_feature_names_out())
+    assert (ours.transform(docs[::-1]) != cv.transform(docs[::-1])).nnz == 0
+
+
+def test_bad_input_errors():
+    m = CharNgrams()
+    with pytest.raises(TypeError, match="index 2"):
+        m.fit(["a", "b", 3])
+    with pytest.raises(TypeError, match="index 1 is missing"):
+        m.fit(["a", None])
+    with pytest.raises(TypeError, match="index 0 is missing"):
+        m.fit([float("nan"), "a"])
+    with pytest.raises(TypeError, match="single str"):
+        m.fit("just one string")
+    m.fit(["abc", "de"])
+    with pytest.raises(TypeError, match="index 0"):
+        m.transform([b"bytes"])
+    X = m.transform(["", "abc"])
+    assert X.shape == (2, m.n_features_out_) and X[0].nnz == 0
+
+
+@pytest.mark.parametrize("params", [dict(ngram_range=(0, 2)), dict(ngram_range=(3, 2)),
+                                    dict(ngram_range=(1.0, 2)), dict(ngram_range=3),
+                                    dict(analyzer="word"), dict(min_df=-1), dict(max_df=1.5),
+                                    dict(max_features=0), dict(norm="l3"),
+                                    dict(use_idf=True, dtype=np.int64), dict(n_jobs=0),
+                                    dict(vocabulary=[]), dict(vocabulary=["a", "a"]),
+                                    dict(vocabulary={"a": 0, "b": 2}),
+                                    dict(min_df=5, max_df=2)])
+def test_invalid_parameters_raise_at_fit_not_init(params):
+    m = CharNgrams(**params)  # storing never fails
+    with pytest.raises(ValueError):
+        m.fit(["some text", "more text", "and more"])
+
+
+def test_sklearn_composition_pickle_and_unfitted():
+    docs = corpus(40)
+    pipe = Pipeline([("u", FeatureUnion([("c", CharNgrams((1, 2))), ("w", WordNgrams())]))])
+    X = pipe.fit_transform(docs)
+    assert X.shape[0] == 40
+    assert (pickle.loads(pickle.dumps(pipe)).transform(docs) != X).nnz == 0
+    c = clone(CharNgrams((2, 3), min_df=2))
+    assert c.get_params()["ngram_range"] == (2, 3)
+    from sklearn.exceptions import NotFittedError
+    with pytest.raises(NotFittedError):
+        CharNgrams().transform(docs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert CharNgrams().fit(docs).vocabulary_["t"] >= 0
