@@ -205,6 +205,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--docs", type=int, default=30000)
     p.add_argument("--pairs", type=int, default=1000)
+    p.add_argument("--kernels-only", action="store_true", help="skip the extractor runs")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--config", help=argparse.SUPPRESS)
     p.add_argument("--engine", help=argparse.SUPPRESS)
@@ -220,9 +221,10 @@ def main():
     texts = load("blog").texts[: args.docs]
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start "
           "(shared with other sessions: absolute times are noisy, ratios less so)")
-    with tempfile.TemporaryDirectory() as tmp:
-        rows = run_extractors(texts, Path(tmp))
-    print_extractors(rows, len(texts))
+    if not args.kernels_only:
+        with tempfile.TemporaryDirectory() as tmp:
+            rows = run_extractors(texts, Path(tmp))
+        print_extractors(rows, len(texts))
     bench_kernels(texts, args.pairs)
     print(f"load average at end {os.getloadavg()[0]:.1f}")
 

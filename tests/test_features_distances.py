@@ -72,6 +72,11 @@ def test_minmax_edge_cases_and_errors():
         paired_manhattan(x, sp.csr_matrix([[1, 2, 0], [0, 0, 1]]))
     with pytest.raises(ValueError, match="NaN"):
         paired_cosine(sp.csr_matrix([[np.nan, 1, 0]]), x)
+    stored_zero = sp.csr_matrix((np.array([0.0, 2.0]), np.array([0, 2]), np.array([0, 2])),
+                                shape=(1, 3))
+    # [0, 0, 2] vs [1, 2, 1]: sum min 1, sum max 5
+    assert paired_minmax(stored_zero, sp.csr_matrix([[1, 2, 1]]))[0] == pytest.approx(0.2)
+    assert stored_zero.nnz == 2  # the caller's matrix is not modified
 
 
 @settings(max_examples=30, deadline=None)

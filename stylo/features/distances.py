@@ -16,7 +16,7 @@ frequent features: fit :class:`DeltaScaler` on a reference corpus, transform bot
 
 How (``numba`` ``nogil`` kernels, blocks of x rows on ``n_jobs`` threads): all-vs-all walks an
 inverted index of Y (its CSC form) from each x non-zero, so only common non-zeros cost work;
-paired scatters the x row into a dense buffer and walks the y row. Plain Python references
+paired merges the two sorted column lists of each row pair. Plain Python references
 of every kernel are in ``_reference`` and tests check they agree.
 """
 
@@ -99,30 +99,33 @@ def _pairwise_block(kind, xd, xi, xp, yd, yrow, ycol_ptr, n_y, r0, r1, xs, ys):
 
 
 @numba.njit(cache=True, nogil=True)
-def _paired_block(kind, xd, xi, xp, yd, yi, yp, n_features, r0, r1, xs, ys):
-    """Row i of X against row i of Y for i in r0:r1."""
+def _paired_block(kind, xd, xi, xp, yd, yi, yp, r0, r1, xs, ys):
+    """Row i of X against row i of Y for i in r0:r1, by merging the sorted column lists."""
     out = np.empty(r1 - r0)
-    dense = np.zeros(n_features)
     for r in range(r0, r1):
-        for k in range(xp[r], xp[r + 1]):
-            dense[xi[k]] = xd[k]
         acc = 0.0
-        for k in range(yp[r], yp[r + 1]):
-            xv = dense[yi[k]]
-            if xv != 0.0:
-                acc += _common(kind, xv, yd[k])
+        a = xp[r]
+        b = yp[r]
+        while a < xp[r + 1] and b < yp[r + 1]:
+            if xi[a] == yi[b]:
+                acc += _common(kind, xd[a], yd[b])
+                a += 1
+                b += 1
+            elif xi[a] < yi[b]:
+                a += 1
+            else:
+                b += 1
         out[r - r0] = _finish(kind, acc, xs[0][r], xs[1][r], xs[2][r],
                               ys[0][r], ys[1][r], ys[2][r])
-        for k in range(xp[r], xp[r + 1]):
-            dense[xi[k]] = 0.0
     return out
 
 
 def _as_csr(X, name, kind):
-    X = sp.csr_matrix(X, dtype=np.float64) if not sp.issparse(X) or X.dtype != np.float64 \
-        else sp.csr_matrix(X)
-    X.sum_duplicates()  # canonical: sorted, no duplicate columns, explicit zeros removed
-    X.eliminate_zeros()
+    X = sp.csr_matrix(X, dtype=np.float64)
+    if not X.has_canonical_format or (X.data == 0).any():
+        X = X.copy()  # never modify the caller's arrays
+        X.sum_duplicates()  # sorted columns, no duplicates
+        X.eliminate_zeros()
     if not np.all(np.isfinite(X.data)):
         raise ValueError(f"{name} contains NaN or infinity")
     if kind == _MINMAX and X.data.size and X.data.min() < 0:
@@ -142,7 +145,7 @@ def _run(kind, X, Y, paired, n_jobs):
     xs = _row_stats(X.data, X.indptr)
     ys = _row_stats(Y.data, Y.indptr)
     if paired:
-        fn, y_arrays = _paired_block, (Y.data, Y.indices, Y.indptr, X.shape[1])
+        fn, y_arrays = _paired_block, (Y.data, Y.indices, Y.indptr)
     else:
         Yc = Y.tocsc()
         Yc.sort_indices()
