@@ -5,9 +5,10 @@ Source: the official baseline of PAN 2020-2022 authorship verification, pan-code
 the Cross-Domain Authorship Verification Task at PAN 2020, CLEF 2020 Working Notes, CEUR-WS
 2696). Algorithm and defaults, all as there:
 
-1. TF-IDF of lowercased character 4-grams, vocabulary = the 3,000 n-grams most frequent in the
-   training texts (both texts of every training pair), scikit-learn's TF-IDF weighting (raw
-   counts x smoothed idf, ``log((1 + n) / (1 + df)) + 1``, rows L2-normalised);
+1. TF-IDF of lowercased character 4-grams (:class:`stylo.features.CharNgrams`), vocabulary =
+   the 3,000 n-grams most frequent in the training texts (both texts of every training pair),
+   scikit-learn's TF-IDF weighting (raw counts x smoothed idf, ``log((1 + n) / (1 + df)) + 1``,
+   rows L2-normalised);
 2. cosine similarity of the two texts of a pair;
 3. no Platt scaling; a grey zone (p1, p2) fitted by grid search on the training pairs to
    maximise the mean of AUC, c@1, F1 and F0.5u (``objective="pan20-baseline"``, the evaluator
@@ -22,28 +23,20 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from sklearn.feature_extraction.text import TfidfVectorizer
 
 from baselines.base import Verifier, training_pairs
 from baselines.calibration import CalibratedVerifier, ScoreCalibrator
 from stylo.corpus import PairSet
+from stylo.features import CharNgrams, paired_cosine
 
 __all__ = ["CharNgramCosine", "NaiveDistance"]
 
 
-def _char_tfidf(ngram_size: int, max_features: int | None) -> TfidfVectorizer:
-    """The TF-IDF extractor of pan-code's cngdist (scikit-learn defaults otherwise)."""
-    return TfidfVectorizer(analyzer="char", ngram_range=(ngram_size, ngram_size),
-                           lowercase=True, max_features=max_features)
-
-
-def _paired_cosine(xa, xb) -> np.ndarray:
-    """Cosine of row i of ``xa`` with row i of ``xb`` (sparse, same shape); NaN for a zero row."""
-    dots = np.asarray(xa.multiply(xb).sum(axis=1)).ravel()
-    na = np.sqrt(np.asarray(xa.multiply(xa).sum(axis=1)).ravel())
-    nb = np.sqrt(np.asarray(xb.multiply(xb).sum(axis=1)).ravel())
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return dots / (na * nb)
+def _char_tfidf(ngram_size: int, max_features: int | None, n_jobs: int | None) -> CharNgrams:
+    """The TF-IDF extractor of pan-code's cngdist: scikit-learn's TfidfVectorizer defaults."""
+    return CharNgrams((ngram_size, ngram_size), analyzer="char", lowercase=True,
+                      max_features=max_features, use_idf=True, smooth_idf=True, norm="l2",
+                      n_jobs=n_jobs)
 
 
 class CharNgramCosine(Verifier):
@@ -53,9 +46,11 @@ class CharNgramCosine(Verifier):
     problem, known texts joined) or of a Corpus.
     """
 
-    def __init__(self, ngram_size: int = 4, max_features: int | None = 3000):
+    def __init__(self, ngram_size: int = 4, max_features: int | None = 3000,
+                 n_jobs: int | None = None):
         self.ngram_size = ngram_size
         self.max_features = max_features
+        self.n_jobs = n_jobs
 
     def _fit_impl(self, X, y) -> None:
         if not (isinstance(self.ngram_size, (int, np.integer)) and self.ngram_size >= 1):
@@ -65,15 +60,18 @@ class CharNgramCosine(Verifier):
             texts = [t for pair in zip(pairs.texts_a(), pairs.texts_b()) for t in pair]
         else:
             texts = X.texts
-        self.vectorizer_ = _char_tfidf(self.ngram_size, self.max_features).fit(texts)
+        self.vectorizer_ = _char_tfidf(self.ngram_size, self.max_features, self.n_jobs).fit(texts)
 
     def _score_impl(self, texts_a, texts_b):
         # PAN test sets reuse texts (PAN14 en_novels shares unknowns): vectorise each once
         unique = list(dict.fromkeys(texts_a + texts_b))
         rows = {t: i for i, t in enumerate(unique)}
         x = self.vectorizer_.transform(unique)
-        sims = _paired_cosine(x[[rows[t] for t in texts_a]], x[[rows[t] for t in texts_b]])
-        bad = ~np.isfinite(sims)
+        xa, xb = x[[rows[t] for t in texts_a]], x[[rows[t] for t in texts_b]]
+        sims = paired_cosine(xa, xb, n_jobs=self.n_jobs)
+        # a text without any vocabulary n-gram has no direction: no answer, not "dissimilar"
+        bad = (xa.getnnz(axis=1) == 0) | (xb.getnnz(axis=1) == 0)
+        sims[bad] = np.nan
         if bad.any():
             warnings.warn(f"{type(self).__name__}: {int(bad.sum())} pair(s) with a text that "
                           f"has no vocabulary n-gram scored 0.5 (no answer)", stacklevel=3)
@@ -88,19 +86,22 @@ class NaiveDistance(CalibratedVerifier):
     ngram_size, max_features : the character n-gram size and vocabulary size (4, 3000).
     objective : what the grey zone maximises on the training pairs (see
         :mod:`baselines.calibration`); pan-code's is ``"pan20-baseline"``.
+    n_jobs : threads for n-gram counting and the cosine kernel.
     n_pairs, random_state : training pairs drawn when fitted on a Corpus.
     """
 
     def __init__(self, ngram_size: int = 4, max_features: int | None = 3000,
-                 objective: str = "pan20-baseline", n_pairs: int = 200, random_state: int = 0):
+                 objective: str = "pan20-baseline", n_jobs: int | None = None,
+                 n_pairs: int = 200, random_state: int = 0):
         self.ngram_size = ngram_size
         self.max_features = max_features
         self.objective = objective
+        self.n_jobs = n_jobs
         self.n_pairs = n_pairs
         self.random_state = random_state
 
     def _make_inner(self) -> Verifier:
-        return CharNgramCosine(self.ngram_size, self.max_features)
+        return CharNgramCosine(self.ngram_size, self.max_features, self.n_jobs)
 
     def _make_calibrator(self) -> ScoreCalibrator:
         return ScoreCalibrator(platt=False, grey_zone=True, objective=self.objective)

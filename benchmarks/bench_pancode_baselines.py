@@ -16,7 +16,9 @@ except for two documented shims, on the same train->test pairs stylo's benchmark
 
 It times each run (wall clock of the subprocess, start-up included), scores the answers with
 :mod:`stylo.metrics.pan` and prints a tidy table; ``--csv`` saves it for
-``bench_verifiers_pan.py --pancode-csv``.
+``bench_verifiers_pan.py --pancode-csv``. Right after each corpus it runs stylo's
+counterparts (``naive`` and ``ppm-raw``, fit + score in this process) and prints the AUC
+difference and the speed ratio measured in the same run.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from baselines.pan_io import write_pan20_format  # noqa: E402
+from benchmarks.bench_verifiers_pan import PARITY, compare, run as run_stylo  # noqa: E402
 from benchmarks.pan_datasets import DATASETS, train_test  # noqa: E402
 from stylo.metrics.pan import evaluate_all  # noqa: E402
 
@@ -111,6 +114,8 @@ def main(argv=None) -> int:
                      "score_s": t_test, "total_s": t_fit + t_test,
                      **score(root / "out_ppm" / "answers.jsonl", test)})
         print(pd.DataFrame(rows[-2:]).round(3).to_string(index=False), flush=True)
+        ours = pd.DataFrame([run_stylo(name, m, 0, 1) for m in PARITY.values()])
+        print(compare(ours, pd.DataFrame(rows[-2:])).round(4).to_string(index=False), flush=True)
         if args.csv:  # after every corpus, so a long run keeps what it has measured
             pd.DataFrame(rows).to_csv(args.csv, index=False)
     print(pd.DataFrame(rows).round(3).to_string(index=False))

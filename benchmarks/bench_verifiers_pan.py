@@ -31,6 +31,7 @@ from baselines._ppm import ppm_cross_entropies  # noqa: E402
 from baselines.compression import CompressionVerifier  # noqa: E402
 from baselines.registry import make  # noqa: E402
 from benchmarks.pan_datasets import DATASETS, train_test  # noqa: E402
+from stylo.features import CharNgrams, paired_cosine  # noqa: E402
 from stylo.metrics.pan import evaluate_all  # noqa: E402
 
 DEFAULT_METHODS = ("naive", "ppm", "ppm-raw", "ncd", "cdm", "zstd-xent")
@@ -84,6 +85,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     ppm_cross_entropies(["warm"], ["up"])
+    paired_cosine(*[CharNgrams((4, 4), use_idf=True, norm="l2").fit_transform(["warm up"])] * 2)
     print(f"Numba warm-up (compile, or load from cache): {time.perf_counter() - t0:.2f} s, "
           f"not counted below", flush=True)
     rows = []

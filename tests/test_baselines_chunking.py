@@ -38,7 +38,7 @@ def test_short_remainder_is_merged_and_max_chunks_spaces_evenly():
     chunks = token_chunks(text, 10)  # 10 + 13 (remainder of 3 < 5 merged)
     assert [len(c.split()) for c in chunks] == [10, 13]
     many = token_chunks(" ".join(f"w{i}" for i in range(100)), 10, max_chunks=3)
-    assert [c.split()[0] for c in many] == ["w0", "w40", "w90"] or len(many) == 3
+    assert [c.split()[0] for c in many] == ["w0", "w40", "w90"]
     with pytest.raises(ValueError):
         token_chunks("a b", 0)
 

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
+from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.metrics.pairwise import cosine_similarity
 
 from baselines.naive import CharNgramCosine, NaiveDistance
@@ -16,11 +17,14 @@ def test_not_fitted_raises():
         NaiveDistance().score_pairs(["a text"], ["b text"])
 
 
-def test_cosine_equals_scikit_learn():
+def test_cosine_equals_pan_codes_scikit_learn_pipeline():
+    # pan-code's cngdist: TfidfVectorizer(max_features=3000, analyzer="char", ngram 4) fitted
+    # on both texts of every training pair, cosine of the two rows
     pairs = synthetic_pairs(10, seed=4)
     v = CharNgramCosine().fit(pairs)
-    xa = v.vectorizer_.transform(pairs.texts_a())
-    xb = v.vectorizer_.transform(pairs.texts_b())
+    texts = [t for ab in zip(pairs.texts_a(), pairs.texts_b()) for t in ab]
+    tfidf = TfidfVectorizer(max_features=3000, analyzer="char", ngram_range=(4, 4)).fit(texts)
+    xa, xb = tfidf.transform(pairs.texts_a()), tfidf.transform(pairs.texts_b())
     expected = np.diag(cosine_similarity(xa, xb))
     assert np.allclose(v.score_pairs(pairs.texts_a(), pairs.texts_b()), expected, atol=1e-12)
 
