@@ -2,6 +2,7 @@
 
     python -m benchmarks.methods_b gi          # PAN15 English train->test, each PAN14 corpus
     python -m benchmarks.methods_b svm         # PAN18 test / PAN19 cross-domain attribution
+    python -m benchmarks.methods_b svm-closed  # closed-set IMDb62 / Enron / Blog samples
     python -m benchmarks.methods_b federalist  # Delta attribution of the 12 disputed essays
 
 Verification rows: the PAN21 evaluator's metrics (stylo.metrics.pan) plus AUC x c@1 (the
@@ -121,6 +122,42 @@ def svm() -> pd.DataFrame:
     return pd.DataFrame([row])
 
 
+CLOSED_SET = {"imdb62": (100, 62), "enron": (20, 50), "blog": (10, 100)}
+
+
+def svm_closed(seed: int = 0) -> pd.DataFrame:
+    """Closed-set SVM attribution: ``per_author`` texts of up to ``max_authors`` authors with
+    at least that many texts (drawn with ``seed``), 20% of each author's texts held out."""
+    from baselines.svm import SVMAttributor
+    from stylo.metrics.classification import attribution_scores
+
+    rows = []
+    for name, (per_author, max_authors) in CLOSED_SET.items():
+        t = time.perf_counter()
+        corpus = load(name, min_per_author=per_author, per_author=per_author, seed=seed)
+        rng = np.random.default_rng(seed)
+        groups = corpus.by_author()
+        authors = sorted(groups)
+        if len(authors) > max_authors:
+            authors = sorted(rng.choice(authors, size=max_authors, replace=False))
+        test = np.zeros(len(corpus), dtype=bool)
+        keep = np.zeros(len(corpus), dtype=bool)
+        for a in authors:
+            idx = rng.permutation(groups[a])
+            keep[idx] = True
+            test[idx[: max(1, len(idx) // 5)]] = True
+        texts, labels = np.array(corpus.texts, dtype=object), corpus.authors
+        train = keep & ~test
+        clf = SVMAttributor().fit(list(texts[train]), labels[train])
+        pred = clf.predict(list(texts[test]))
+        rows.append({"data": name, "authors": len(authors), "train": int(train.sum()),
+                     "test": int(test.sum()),
+                     **{k: round(v, 3) for k, v in
+                        attribution_scores(list(labels[test]), list(pred)).items()},
+                     "seconds": round(time.perf_counter() - t, 1)})
+    return pd.DataFrame(rows)
+
+
 def federalist() -> pd.DataFrame:
     from experiments.federalist import attribute_disputed
 
@@ -130,14 +167,16 @@ def federalist() -> pd.DataFrame:
 
 
 def main(argv: list[str]) -> int:
-    what = argv or ["gi", "svm", "federalist"]
+    what = argv or ["gi", "svm", "svm-closed", "federalist"]
     pd.set_option("display.width", 200)
     for name in what:
-        if name in ("gi", "svm", "federalist"):
-            table = {"gi": general_impostors, "svm": svm, "federalist": federalist}[name]()
+        runs = {"gi": general_impostors, "svm": svm, "svm-closed": svm_closed,
+                "federalist": federalist}
+        if name in runs:
+            table = runs[name]()
             print(table.to_string(index=False))
         else:
-            raise SystemExit(f"unknown measurement {name!r}; choose gi, svm, federalist")
+            raise SystemExit(f"unknown measurement {name!r}; choose from {sorted(runs)}")
     return 0
 
 
