@@ -1,6 +1,7 @@
 """Measurements of the General Impostors, Delta and SVM baselines on their reference data.
 
     python -m benchmarks.methods_b gi          # PAN15 English train->test, each PAN14 corpus
+    python -m benchmarks.methods_b gi-kernel   # Numba GI kernel vs its Python reference
     python -m benchmarks.methods_b svm         # PAN18 test / PAN19 cross-domain attribution
     python -m benchmarks.methods_b svm-closed  # closed-set IMDb62 / Enron / Blog samples
     python -m benchmarks.methods_b federalist  # Delta attribution of the 12 disputed essays
@@ -122,6 +123,49 @@ def svm() -> pd.DataFrame:
     return pd.DataFrame([row])
 
 
+def gi_kernel(n_problems: int = 10) -> pd.DataFrame:
+    """Speed of the batched Numba win-counting kernel against its plain reference on the
+    first ``n_problems`` PAN15 test problems (same inputs, same output checked)."""
+    import scipy.sparse as sp
+
+    from baselines import impostors as gi_module
+    from baselines._features import make_counter, relative_frequencies
+
+    test = load("pan15_av_en", split="test")
+    texts = test.known_joined + test.unknown
+    rows = relative_frequencies(make_counter("char", 4, 10_000).fit_transform(texts))
+    rows = sp.csr_matrix(rows)
+    rows.sort_indices()
+    n = len(test)
+    rng = np.random.default_rng(0)
+    k, m, n_iter = 100, 10, 100
+    mask_t = np.zeros((rows.shape[1], n_iter))
+    for it in range(n_iter):
+        mask_t[rng.choice(rows.shape[1], rows.shape[1] // 2, replace=False), it] = 1.0
+    picks = np.stack([rng.choice(k, m, replace=False) for _ in range(n_iter)])
+    q = np.arange(n_problems, dtype=np.int64) + n
+    t = np.arange(n_problems, dtype=np.int64)
+    cand = np.stack([rng.choice(np.setdiff1d(np.arange(2 * n), [i, i + n]), k, replace=False)
+                     for i in range(n_problems)]).astype(np.int64)
+    csr = (rows.indptr.astype(np.int64), rows.indices.astype(np.int64), rows.data,
+           rows.shape[1])
+    sums = gi_module._masked_sums(csr[0], csr[1], csr[2], mask_t)
+    mask = np.ascontiguousarray(mask_t.T, dtype=np.uint8)
+    gi_module._impostor_wins(*csr, q[:1], t[:1], cand[:1], mask, picks, sums)  # compile
+    timings = {}
+    for name, fn in (("numba", gi_module._impostor_wins),
+                     ("reference", gi_module._impostor_wins_reference)):
+        start = time.perf_counter()
+        out = fn(*csr, q, t, cand, mask, picks, sums)
+        timings[name] = (time.perf_counter() - start, out)
+    same = bool(np.array_equal(timings["numba"][1], timings["reference"][1]))
+    return pd.DataFrame([{"problems": n_problems, "k": k, "m": m, "iterations": n_iter,
+                          "numba_s": round(timings["numba"][0], 4),
+                          "reference_s": round(timings["reference"][0], 2),
+                          "speedup": round(timings["reference"][0] / timings["numba"][0], 1),
+                          "identical_wins": same}])
+
+
 CLOSED_SET = {"imdb62": (100, 62), "enron": (20, 50), "blog": (10, 100)}
 
 
@@ -170,7 +214,8 @@ def main(argv: list[str]) -> int:
     what = argv or ["gi", "svm", "svm-closed", "federalist"]
     pd.set_option("display.width", 200)
     for name in what:
-        runs = {"gi": general_impostors, "svm": svm, "svm-closed": svm_closed,
+        runs = {"gi": general_impostors, "gi-kernel": gi_kernel, "svm": svm,
+                "svm-closed": svm_closed,
                 "federalist": federalist}
         if name in runs:
             table = runs[name]()
