@@ -27,6 +27,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from baselines._ppm import ppm_cross_entropies  # noqa: E402
 from baselines.compression import CompressionVerifier  # noqa: E402
 from baselines.registry import make  # noqa: E402
 from benchmarks.pan_datasets import DATASETS, train_test  # noqa: E402
@@ -81,6 +82,10 @@ def main(argv=None) -> int:
     ap.add_argument("--pancode-csv", type=Path, help="table from bench_pancode_baselines.py")
     ap.add_argument("--csv", type=Path, help="also save the table here")
     args = ap.parse_args(argv)
+    t0 = time.perf_counter()
+    ppm_cross_entropies(["warm"], ["up"])
+    print(f"Numba warm-up (compile, or load from cache): {time.perf_counter() - t0:.2f} s, "
+          f"not counted below", flush=True)
     rows = []
     for dataset in args.datasets:
         for method in args.methods:

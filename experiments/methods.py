@@ -1,8 +1,11 @@
 """Method registry: experiment names mapped to factories that build a fresh ``Verifier``.
 
 A factory takes the cell's seed and the run's :class:`MethodOptions` and returns an unfitted
-:class:`baselines.base.Verifier`; the protocol clones and fits it. Adding a method is one line in
-``METHODS``, e.g. ``"naive": MethodSpec(lambda seed, opts: NaiveVerifier(random_state=seed)),``.
+:class:`baselines.base.Verifier`; the protocol clones and fits it. Every method of
+``baselines.registry`` is here under its name (register a classical method there, with one
+line); a method that needs the run's options (a hosted LLM) is one more line in ``METHODS``,
+e.g. ``METHODS["llm"] = MethodSpec(lambda seed, o: Prompted(o.llm_base_url, o.llm_model),
+hosted_llm=True)``.
 """
 
 from __future__ import annotations
@@ -10,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from baselines import registry
 from baselines.base import Verifier
-from baselines.random_guess import RandomGuess
 
 __all__ = ["DEFAULT_OPTIONS", "MASKINGS", "METHODS", "MethodOptions", "MethodSpec", "Masked",
-           "available_methods", "key_options"]
+           "Registered", "available_methods", "key_options"]
 
 
 @dataclass(frozen=True)
@@ -48,9 +51,18 @@ class MethodSpec:
     hosted_llm: bool = False
 
 
-METHODS: dict[str, MethodSpec] = {
-    "random": MethodSpec(lambda seed, opts: RandomGuess(random_state=seed)),
-}
+@dataclass(frozen=True)
+class Registered:
+    """Factory of a ``baselines.registry`` method (picklable, for worker processes)."""
+
+    name: str
+
+    def __call__(self, seed: int, options: MethodOptions) -> Verifier:
+        return registry.make(self.name, seed=seed)
+
+
+METHODS: dict[str, MethodSpec] = {name: MethodSpec(Registered(name))
+                                  for name in registry.methods()}
 
 #: masking name -> wrapper taking an unfitted Verifier and returning one that masks its input
 #: texts (topic words, named entities) before scoring; the with-vs-without masking comparison

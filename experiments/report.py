@@ -141,6 +141,12 @@ def _setting_label(setting: str) -> str:
     return ", ".join(f"{k}={v}" for k, v in s.items()) or "-"
 
 
+def _natural(setting: str) -> tuple:
+    """Sort key of a setting: numbers by value (2 < 5 < 10), other values as text."""
+    return tuple((k, (0, v, "") if isinstance(v, (int, float)) else (1, 0, str(v)))
+                 for k, v in sorted(json.loads(setting).items()))
+
+
 def _markdown(frame: pd.DataFrame) -> str:
     cols = list(frame.columns)
     lines = ["| " + " | ".join(map(str, cols)) + " |", "|" + "---|" * len(cols)]
@@ -160,6 +166,8 @@ def protocol_tables(table: pd.DataFrame) -> dict[str, str]:
                    if m in set(part["metric"])]
         wide = part.pivot_table(index=["dataset", "setting", "method"], columns="metric",
                                 values="formatted", aggfunc="first").reset_index()
+        wide = wide.iloc[sorted(range(len(wide)), key=lambda i: (
+            wide["dataset"].iloc[i], _natural(wide["setting"].iloc[i]), wide["method"].iloc[i]))]
         wide["setting"] = wide["setting"].map(_setting_label)
         out[proto] = _markdown(wide[["dataset", "setting", "method", *metrics]])
     return out

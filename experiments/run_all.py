@@ -72,13 +72,13 @@ def _default_loader() -> Callable:
     return load
 
 
-def _grid(args, restrictions_from: GridSpec) -> GridSpec:
+def _grid(args) -> GridSpec:
     grid = quick_grid(args.seed) if args.quick else full_grid(args.seed)
     datasets = _names(args.datasets)
     if datasets:
         grid.datasets = [DatasetSpec(n) for n in datasets]
-        # datasets named by the user go to every protocol the full grid allows them in
-        grid.protocol_datasets = dict(restrictions_from.protocol_datasets)
+        # datasets named by the user go to every protocol that applies to them
+        grid.protocol_datasets = {}
     grid.methods = _names(args.methods)
     grid.protocols = _names(args.protocols)
     return grid
@@ -101,7 +101,7 @@ def main(argv: Sequence[str] | None = None, *, protocols: Mapping | None = None,
     options = MethodOptions(llm_base_url=args.llm_base_url, llm_model=args.llm_model,
                             cache_dir=args.cache_dir, n_jobs=1)
     if grid is None:
-        grid = _grid(args, full_grid(args.seed))
+        grid = _grid(args)
     try:
         expansion = expand(grid, protocols, loader, options=options, methods=methods,
                            maskings=maskings)

@@ -168,3 +168,10 @@ class UpperCased(Verifier):
     def _score_impl(self, texts_a, texts_b):
         return self.inner_.score_pairs([t.upper() for t in texts_a],
                                        [t.upper() for t in texts_b])
+
+
+def toy_grid(*datasets: str, seeds=(0,), methods=("random",), **options):
+    """A GridSpec over stand-in datasets (default ``toy``) with the random baseline."""
+    from experiments.grid import DatasetSpec, GridSpec
+    return GridSpec(datasets=[DatasetSpec(n) for n in datasets or ("toy",)], seeds=list(seeds),
+                    methods=list(methods), **options)

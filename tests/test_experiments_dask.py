@@ -2,9 +2,9 @@
 
 import pandas as pd
 import pytest
-from experiments_standins import ToyRanking, ToyVerification, toy_loader
+from experiments_standins import ToyRanking, ToyVerification, toy_grid, toy_loader
 
-from experiments.grid import DatasetSpec, GridSpec, expand
+from experiments.grid import expand
 from experiments.report import collect
 from experiments.runner import run
 
@@ -15,7 +15,7 @@ PROTOCOLS = {"toy_verification": ToyVerification(), "toy_ranking": ToyRanking()}
 
 
 def test_local_cluster_on_loopback_runs_a_tiny_grid(tmp_path):
-    grid = GridSpec(datasets=[DatasetSpec("toy")], seeds=[0], max_settings=1)
+    grid = toy_grid(max_settings=1)
     cells = expand(grid, PROTOCOLS, toy_loader).cells
     summary = run(cells, tmp_path / "dask", protocols=PROTOCOLS, loader=toy_loader,
                   backend="dask", n_jobs=1, progress=False)

@@ -1,7 +1,7 @@
 """The experiment grid: stable cell keys, expansion, skips and quick-size overrides."""
 
 import pytest
-from experiments_standins import ToyRanking, ToyVerification, toy_loader
+from experiments_standins import ToyRanking, ToyVerification, toy_grid, toy_loader
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -48,7 +48,7 @@ def test_cell_key_changes_with_any_field():
 
 
 def test_expand_counts_cells_and_reports_missing_datasets():
-    grid = GridSpec(datasets=[DatasetSpec("toy"), DatasetSpec("missing_one")], seeds=[0, 1])
+    grid = toy_grid("toy", "missing_one", seeds=[0, 1])
     exp = expand(grid, PROTOCOLS, toy_loader)
     # 2 protocols x 2 settings x 2 seeds x 1 method
     assert len(exp.cells) == 8
@@ -61,8 +61,7 @@ def test_expand_counts_cells_and_reports_missing_datasets():
 
 
 def test_protocol_dataset_restriction_and_protocol_filter():
-    grid = GridSpec(datasets=[DatasetSpec("toy"), DatasetSpec("toy2")], seeds=[0],
-                    protocol_datasets={"toy_ranking": ["toy2"]})
+    grid = toy_grid("toy", "toy2", protocol_datasets={"toy_ranking": ["toy2"]})
     exp = expand(grid, PROTOCOLS, toy_loader)
     assert {(c.dataset, c.protocol) for c in exp.cells} == {
         ("toy", "toy_verification"), ("toy2", "toy_verification"), ("toy2", "toy_ranking")}
@@ -71,10 +70,8 @@ def test_protocol_dataset_restriction_and_protocol_filter():
 
 
 def test_protocol_params_rebuild_the_protocol_and_enter_the_key():
-    plain = GridSpec(datasets=[DatasetSpec("toy")], seeds=[0], max_settings=1,
-                     protocols=["toy_verification"])
-    small = GridSpec(datasets=[DatasetSpec("toy")], seeds=[0], max_settings=1,
-                     protocols=["toy_verification"],
+    plain = toy_grid(max_settings=1, protocols=["toy_verification"])
+    small = toy_grid(max_settings=1, protocols=["toy_verification"],
                      protocol_params={"toy_verification": {"n_pairs": 6}})
     (a,) = expand(plain, PROTOCOLS, toy_loader).cells
     (b,) = expand(small, PROTOCOLS, toy_loader).cells
@@ -89,7 +86,7 @@ def test_unknown_names_are_clear_errors():
     grid = GridSpec(datasets=[DatasetSpec("toy")], seeds=[0], methods=["nope"])
     with pytest.raises(ValueError, match="unknown method"):
         expand(grid, PROTOCOLS, toy_loader)
-    grid = GridSpec(datasets=[DatasetSpec("toy")], seeds=[0], protocols=["nope"])
+    grid = toy_grid(protocols=["nope"])
     with pytest.raises(ValueError, match="unknown protocol"):
         expand(grid, PROTOCOLS, toy_loader)
 

@@ -5,9 +5,9 @@ from math import comb
 
 import pandas as pd
 import pytest
-from experiments_standins import ToyRanking, ToyVerification, UpperCased, toy_loader
+from experiments_standins import ToyRanking, ToyVerification, UpperCased, toy_grid, toy_loader
 
-from experiments.grid import DatasetSpec, GridSpec, expand
+from experiments.grid import expand
 from experiments.plots import make_plots, masking_bars
 from experiments.report import (
     collect,
@@ -25,8 +25,7 @@ PROTOCOLS = {"toy_verification": ToyVerification(), "toy_ranking": ToyRanking()}
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("run")
-    cells = expand(GridSpec(datasets=[DatasetSpec("toy")], seeds=[0, 1]), PROTOCOLS,
-                   toy_loader).cells
+    cells = expand(toy_grid(seeds=[0, 1]), PROTOCOLS, toy_loader).cells
     run(cells, out, protocols=PROTOCOLS, loader=toy_loader, progress=False)
     return out
 
@@ -115,12 +114,10 @@ def test_masking_bars_drawn_only_with_masking_settings(tmp_path):
 
 
 def test_masking_cells_show_as_a_setting_and_get_bars(tmp_path):
-    grid = GridSpec(datasets=[DatasetSpec("toy")], seeds=[0], maskings=["upper"],
-                    masking_protocols=["toy_verification"])
+    grid = toy_grid(maskings=["upper"], masking_protocols=["toy_verification"])
     maskings = {"upper": UpperCased}
     cells = expand(grid, PROTOCOLS, toy_loader, maskings=maskings).cells
-    plain = expand(GridSpec(datasets=[DatasetSpec("toy")], seeds=[0]), PROTOCOLS,
-                   toy_loader).cells
+    plain = expand(toy_grid(), PROTOCOLS, toy_loader).cells
     # one masked cell beside each toy_verification cell; unmasked keys are unchanged
     assert len(cells) == len(plain) + 2
     assert {c.key for c in plain} < {c.key for c in cells}

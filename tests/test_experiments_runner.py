@@ -10,16 +10,17 @@ from experiments_standins import (
     InterruptingVerification,
     ToyRanking,
     ToyVerification,
+    toy_grid,
     toy_loader,
 )
 
 from experiments import run_all
-from experiments.grid import DatasetSpec, GridSpec, expand
+from experiments.grid import expand
 from experiments.report import collect
 from experiments.runner import CellStore, run, write_atomic
 
 PROTOCOLS = {"toy_verification": ToyVerification(), "toy_ranking": ToyRanking()}
-GRID = GridSpec(datasets=[DatasetSpec("toy"), DatasetSpec("missing_x")], seeds=[0, 1])
+GRID = toy_grid("toy", "missing_x", seeds=[0, 1])
 
 
 def _cells(protocols=PROTOCOLS):
@@ -67,8 +68,7 @@ def test_same_seed_gives_identical_table_across_backends_and_jobs(tmp_path):
     cols = [c for c in ta.columns if c != "runtime"]
     pd.testing.assert_frame_equal(ta[cols], tb[cols])
     # a different seed changes the numbers
-    other = expand(GridSpec(datasets=[DatasetSpec("toy")], seeds=[7]), PROTOCOLS,
-                   toy_loader).cells
+    other = expand(toy_grid(seeds=[7]), PROTOCOLS, toy_loader).cells
     run(other, tmp_path / "c", protocols=PROTOCOLS, loader=toy_loader, progress=False)
     tc, _ = collect(tmp_path / "c")
     assert not ta.loc[ta["seed"] == 0, "value"].reset_index(drop=True).equals(

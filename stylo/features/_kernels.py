@@ -412,3 +412,14 @@ def decode_keys(keys, bits, max_n):
         for k in range(max_n):
             out[r, k] = np.int32((keys[r] >> (bits * (max_n - 1 - k))) & mask)
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def class_counts(cps, doc_off, classes, n_classes):
+    """(n_docs, n_classes) counts of the code-point classes ``classes[c]`` in each document."""
+    n_docs = doc_off.shape[0] - 1
+    out = np.zeros((n_docs, n_classes), dtype=np.int64)
+    for d in range(n_docs):
+        for i in range(doc_off[d], doc_off[d + 1]):
+            out[d, classes[cps[i]]] += 1
+    return out

@@ -106,7 +106,8 @@ def z_scores(counts, reference, max_features, ddof=1):
     R = rel(reference)
     n = len(R)
     means = [sum(r[j] for r in R) / n for j in range(len(R[0]))]
-    cols = sorted(range(len(means)), key=lambda j: (-means[j], j))[:max_features]
+    ranked = sorted(range(len(means)), key=lambda j: (-float(np.round(means[j], 12)), j))
+    cols = ranked[:max_features]
     mu = [means[j] for j in cols]
     sd = [(sum((r[j] - means[j]) ** 2 for r in R) / (n - ddof)) ** 0.5 for j in cols]
     return [[(row[j] - m) / s if s > 0 else 0.0 for j, m, s in zip(cols, mu, sd, strict=True)]

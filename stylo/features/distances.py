@@ -14,8 +14,9 @@ Delta (Burrows 2002 and descendants) works on z-scored relative frequencies of t
 frequent features: fit :class:`DeltaScaler` on a reference corpus, transform both sides, then
 ``pairwise_delta`` / ``paired_delta`` (distances: lower = more similar).
 
-How: one x row is scattered into a dense buffer, every y row is walked over its non-zeros
-(``numba`` ``nogil`` kernels, blocks of x rows on ``n_jobs`` threads). Plain Python references
+How (``numba`` ``nogil`` kernels, blocks of x rows on ``n_jobs`` threads): all-vs-all walks an
+inverted index of Y (its CSC form) from each x non-zero, so only common non-zeros cost work;
+paired scatters the x row into a dense buffer and walks the y row. Plain Python references
 of every kernel are in ``_reference`` and tests check they agree.
 """
 
@@ -75,24 +76,25 @@ def _row_stats(data, indptr):
 
 
 @numba.njit(cache=True, nogil=True)
-def _pairwise_block(kind, xd, xi, xp, yd, yi, yp, n_features, r0, r1, xs, ys):
-    """Rows r0:r1 of X against all rows of Y -> (r1 - r0, n_y) array."""
-    n_y = yp.shape[0] - 1
+def _pairwise_block(kind, xd, xi, xp, yd, yrow, ycol_ptr, n_y, r0, r1, xs, ys):
+    """Rows r0:r1 of X against all rows of Y -> (r1 - r0, n_y) array.
+
+    Y comes column-wise (CSC: ``ycol_ptr``, row ids ``yrow``), an inverted index: each x
+    non-zero visits only the y rows sharing its column, so work is the number of common
+    non-zeros, as in a sparse matrix product.
+    """
     out = np.empty((r1 - r0, n_y))
-    dense = np.zeros(n_features)
+    acc = np.zeros(n_y)
     for r in range(r0, r1):
+        acc[:] = 0.0
         for k in range(xp[r], xp[r + 1]):
-            dense[xi[k]] = xd[k]
+            j = xi[k]
+            xv = xd[k]
+            for t in range(ycol_ptr[j], ycol_ptr[j + 1]):
+                acc[yrow[t]] += _common(kind, xv, yd[t])
         for c in range(n_y):
-            acc = 0.0
-            for k in range(yp[c], yp[c + 1]):
-                xv = dense[yi[k]]
-                if xv != 0.0:
-                    acc += _common(kind, xv, yd[k])
-            out[r - r0, c] = _finish(kind, acc, xs[0][r], xs[1][r], xs[2][r],
+            out[r - r0, c] = _finish(kind, acc[c], xs[0][r], xs[1][r], xs[2][r],
                                      ys[0][c], ys[1][c], ys[2][c])
-        for k in range(xp[r], xp[r + 1]):
-            dense[xi[k]] = 0.0
     return out
 
 
@@ -139,14 +141,19 @@ def _run(kind, X, Y, paired, n_jobs):
                          f"({Y.shape[0]})")
     xs = _row_stats(X.data, X.indptr)
     ys = _row_stats(Y.data, Y.indptr)
-    fn = _paired_block if paired else _pairwise_block
+    if paired:
+        fn, y_arrays = _paired_block, (Y.data, Y.indices, Y.indptr, X.shape[1])
+    else:
+        Yc = Y.tocsc()
+        Yc.sort_indices()
+        fn, y_arrays = _pairwise_block, (Yc.data, Yc.indices, Yc.indptr, Y.shape[0])
     n = X.shape[0]
     n_jobs = effective_n_jobs(n_jobs)
     bounds = np.linspace(0, n, min(n, 4 * n_jobs) + 1 if n else 2).astype(np.int64)
 
     def block(i):
-        return fn(kind, X.data, X.indices, X.indptr, Y.data, Y.indices, Y.indptr,
-                  X.shape[1], bounds[i], bounds[i + 1], xs, ys)
+        return fn(kind, X.data, X.indices, X.indptr, *y_arrays, bounds[i], bounds[i + 1],
+                  xs, ys)
 
     if n_jobs == 1:
         parts = [block(i) for i in range(len(bounds) - 1)]
@@ -199,7 +206,7 @@ class DeltaScaler(TransformerMixin, BaseEstimator):
     Eder's Delta uses), and their mean and standard deviation (``ddof``, default 1 as in R
     ``stylo``) are stored. ``transform`` returns the dense (n_docs, k) float64 array
     ``(freq - mean_) / std_``; a feature with zero deviation in the reference gets z = 0.
-    Ties in mean frequency are broken by column index.
+    Ties in mean frequency (equal to 12 decimals) are broken by column index.
     """
 
     def __init__(self, max_features=None, ddof=1):
@@ -227,7 +234,8 @@ class DeltaScaler(TransformerMixin, BaseEstimator):
         if F.data.size and F.data.min() < 0:
             raise ValueError("DeltaScaler expects non-negative counts")
         mean = np.asarray(F.mean(axis=0)).ravel()
-        order = np.lexsort((np.arange(mean.shape[0]), -mean))
+        # means equal to 12 decimals are ties (summation order must not decide the ranking)
+        order = np.lexsort((np.arange(mean.shape[0]), -np.round(mean, 12)))
         self.columns_ = order[: mf] if mf is not None else order
         dense = F[:, self.columns_].toarray()
         self.mean_ = dense.mean(axis=0)

@@ -1,0 +1,231 @@
+"""Benchmark: stylo.features n-gram extractors and distance kernels vs scikit-learn / SciPy.
+
+    python benchmarks/bench_features.py [--docs 30000] [--pairs 1000]
+
+Loads the blog corpus (``stylo.datasets.load("blog")``, 30,000 posts) and, for char 1-4-grams
+and word 1-2-grams, runs ``CountVectorizer.fit_transform`` and ``CharNgrams`` /
+``WordNgrams.fit_transform`` with ``n_jobs=1`` and ``n_jobs=2``, each in a fresh subprocess
+(after a small warm-up call, so Numba's cached compilation and imports are not timed). It
+first checks that every matrix equals CountVectorizer's (same feature names, same counts),
+then prints seconds, documents/s, MB/s (UTF-8 text), peak memory and speed ratios.
+
+Peak memory = the process's peak resident set (``VmHWM``) during the call minus its resident
+set just before, after resetting the peak with ``/proc/self/clear_refs`` (Linux); it counts
+Numba's allocations, which ``tracemalloc`` would not see.
+
+Then the pairwise kernels: ``pairwise_*`` on a block of documents and ``paired_*`` on aligned
+rows, against scikit-learn's sparse ``cosine_similarity`` / ``manhattan_distances``, SciPy
+sparse element-wise ``minimum``/``maximum``, and dense NumPy for all-vs-all min-max; results
+are checked to agree (to 1e-9) before timing is reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = {"char 1-4": ("char", (1, 4)), "word 1-2": ("word", (1, 2))}
+
+
+def _rss_kb(field: str) -> int:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith(field):
+                return int(line.split()[1])
+    raise RuntimeError(f"{field} not in /proc/self/status")
+
+
+def child(args) -> None:
+    """One configuration in this fresh process; writes matrix, names and measurements."""
+    sys.path.insert(0, str(ROOT))
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    from stylo.features import TOKEN_PATTERN, CharNgrams, WordNgrams
+
+    with open(args.texts, "rb") as fh:
+        texts = pickle.load(fh)
+    analyzer, rng = CONFIGS[args.config]
+    if args.engine == "sklearn":
+        extra = {"token_pattern": TOKEN_PATTERN} if analyzer == "word" else {}
+        make = lambda: CountVectorizer(analyzer=analyzer, ngram_range=rng, **extra)  # noqa: E731
+    elif analyzer == "word":
+        make = lambda: WordNgrams(rng, n_jobs=args.n_jobs)  # noqa: E731
+    else:
+        make = lambda: CharNgrams(rng, analyzer=analyzer, n_jobs=args.n_jobs)  # noqa: E731
+    make().fit_transform(texts[:50])  # warm-up: imports, Numba cache load, tables
+    with open("/proc/self/clear_refs", "w") as fh:
+        fh.write("5")  # reset the peak-RSS counter
+    base = _rss_kb("VmRSS")
+    t0 = time.perf_counter()
+    vec = make()
+    X = vec.fit_transform(texts)
+    seconds = time.perf_counter() - t0
+    peak = _rss_kb("VmHWM") - base
+    sp.save_npz(args.out + ".npz", sp.csr_matrix(X), compressed=False)
+    np.save(args.out + ".names.npy", np.asarray(vec.get_feature_names_out(), dtype=object),
+            allow_pickle=True)
+    with open(args.out + ".json", "w") as fh:
+        json.dump({"seconds": seconds, "peak_mb": peak / 1024, "shape": X.shape,
+                   "nnz": int(X.nnz)}, fh)
+
+
+def run_extractors(texts, tmp: Path) -> list[dict]:
+    path = tmp / "texts.pkl"
+    with open(path, "wb") as fh:
+        pickle.dump(texts, fh)
+    mb = sum(len(t.encode("utf-8")) for t in texts) / 1e6
+    rows = []
+    for config in CONFIGS:
+        ref = None
+        for engine, n_jobs in (("sklearn", 1), ("stylo", 1), ("stylo", 2)):
+            out = str(tmp / f"{config.replace(' ', '_')}_{engine}_{n_jobs}")
+            subprocess.run([sys.executable, __file__, "--child", "--config", config,
+                            "--engine", engine, "--n-jobs", str(n_jobs), "--texts", str(path),
+                            "--out", out], check=True)
+            with open(out + ".json") as fh:
+                m = json.load(fh)
+            X = sp.load_npz(out + ".npz")
+            names = np.load(out + ".names.npy", allow_pickle=True)
+            if ref is None:
+                ref = (X, names)
+                equal = True
+            else:
+                equal = (X.shape == ref[0].shape and list(names) == list(ref[1])
+                         and (X != ref[0]).nnz == 0)
+            for suffix in (".npz", ".names.npy", ".json"):
+                os.remove(out + suffix)
+            rows.append({"config": config, "engine": engine, "n_jobs": n_jobs, "equal": equal,
+                         "mb": mb, **m})
+            print(f"  done {config} {engine} n_jobs={n_jobs}: {m['seconds']:.2f} s, "
+                  f"equal to CountVectorizer: {equal}", flush=True)
+    return rows
+
+
+def print_extractors(rows, n_docs):
+    print(f"\nn-gram extraction, fit_transform on {n_docs} blog posts "
+          f"({rows[0]['mb']:.1f} MB UTF-8)")
+    head = (f"{'features':9} {'engine':22} {'equal':>5} {'seconds':>8} {'docs/s':>8} "
+            f"{'MB/s':>7} {'peak MB':>8} {'vs CV':>7} {'vs n_jobs=1':>11}")
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        cv = next(x for x in rows if x["config"] == r["config"] and x["engine"] == "sklearn")
+        one = next(x for x in rows if x["config"] == r["config"] and x["engine"] == "stylo"
+                   and x["n_jobs"] == 1)
+        name = ("CountVectorizer" if r["engine"] == "sklearn"
+                else f"stylo n_jobs={r['n_jobs']}")
+        vs_one = f"{one['seconds'] / r['seconds']:.2f}x" if r["engine"] == "stylo" else ""
+        print(f"{r['config']:9} {name:22} {str(r['equal']):>5} {r['seconds']:8.2f} "
+              f"{n_docs / r['seconds']:8.0f} {r['mb'] / r['seconds']:7.2f} "
+              f"{r['peak_mb']:8.0f} {cv['seconds'] / r['seconds']:6.1f}x {vs_one:>11}")
+
+
+def _time(fn, repeat=3):
+    best = np.inf
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def bench_kernels(texts, n_pairs):
+    from sklearn.metrics.pairwise import cosine_similarity, manhattan_distances
+
+    from stylo.features import (
+        CharNgrams,
+        paired_cosine,
+        paired_manhattan,
+        paired_minmax,
+        pairwise_cosine,
+        pairwise_manhattan,
+        pairwise_minmax,
+    )
+
+    X = CharNgrams((1, 4)).fit_transform(texts[: 2 * n_pairs]).astype(np.float64)
+    A, B = X[:n_pairs], X[n_pairs: 2 * n_pairs]
+    top = np.argsort(-np.asarray(X.sum(axis=0)).ravel(), kind="stable")[:2000]
+    Ad, Bd = A[:, top].toarray(), B[:, top].toarray()
+
+    def numpy_pairwise_minmax():
+        out = np.empty((Ad.shape[0], Bd.shape[0]))
+        for i in range(Ad.shape[0]):
+            out[i] = np.minimum(Ad[i], Bd).sum(1) / np.maximum(Ad[i], Bd).sum(1)
+        return out
+
+    def scipy_paired_minmax():
+        return (np.asarray(A.minimum(B).sum(1)).ravel() / np.asarray(A.maximum(B).sum(1)).ravel())
+
+    def scipy_paired_cosine():
+        norms = np.sqrt(np.asarray(A.multiply(A).sum(1)).ravel()
+                        * np.asarray(B.multiply(B).sum(1)).ravel())
+        return np.asarray(A.multiply(B).sum(1)).ravel() / norms
+
+    cases = [
+        (f"pairwise_cosine {n_pairs}x{n_pairs}", lambda: pairwise_cosine(A, B),
+         "sklearn cosine_similarity (sparse)", lambda: cosine_similarity(A, B)),
+        (f"pairwise_manhattan {n_pairs}x{n_pairs}", lambda: pairwise_manhattan(A, B),
+         "sklearn manhattan_distances (sparse)", lambda: manhattan_distances(A, B)),
+        (f"pairwise_minmax {n_pairs}x{n_pairs}, 2000 MFF",
+         lambda: pairwise_minmax(sp.csr_matrix(Ad), sp.csr_matrix(Bd)),
+         "NumPy dense minimum/maximum", numpy_pairwise_minmax),
+        (f"paired_minmax {n_pairs} pairs", lambda: paired_minmax(A, B),
+         "SciPy sparse minimum/maximum", scipy_paired_minmax),
+        (f"paired_cosine {n_pairs} pairs", lambda: paired_cosine(A, B),
+         "SciPy sparse multiply", scipy_paired_cosine),
+        (f"paired_manhattan {n_pairs} pairs", lambda: paired_manhattan(A, B),
+         "SciPy sparse abs(A - B)", lambda: np.asarray(abs(A - B).sum(1)).ravel()),
+    ]
+    print(f"\ndistance kernels on char 1-4-gram counts of blog posts "
+          f"({X.shape[1]} features), best of 3, one thread")
+    head = f"{'kernel':40} {'stylo s':>8} {'reference':38} {'ref s':>8} {'ratio':>7} agree"
+    print(head)
+    print("-" * len(head))
+    for name, ours, ref_name, ref in cases:
+        ours()  # compile / cache load
+        t_ours, got = _time(ours)
+        t_ref, want = _time(ref, repeat=1 if "NumPy" in ref_name else 3)
+        agree = np.allclose(got, np.asarray(want), rtol=1e-9, atol=1e-9)
+        print(f"{name:40} {t_ours:8.3f} {ref_name:38} {t_ref:8.3f} {t_ref / t_ours:6.1f}x "
+              f"{agree}")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--docs", type=int, default=30000)
+    p.add_argument("--pairs", type=int, default=1000)
+    p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--config", help=argparse.SUPPRESS)
+    p.add_argument("--engine", help=argparse.SUPPRESS)
+    p.add_argument("--n-jobs", type=int, default=1, help=argparse.SUPPRESS)
+    p.add_argument("--texts", help=argparse.SUPPRESS)
+    p.add_argument("--out", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.child:
+        return child(args)
+    sys.path.insert(0, str(ROOT))
+    from stylo.datasets import load
+
+    texts = load("blog").texts[: args.docs]
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start "
+          "(shared with other sessions: absolute times are noisy, ratios less so)")
+    with tempfile.TemporaryDirectory() as tmp:
+        rows = run_extractors(texts, Path(tmp))
+    print_extractors(rows, len(texts))
+    bench_kernels(texts, args.pairs)
+    print(f"load average at end {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()

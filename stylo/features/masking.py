@@ -1,0 +1,154 @@
+"""Text-to-text transformers that hide topic, for use in a Pipeline before any extractor.
+
+* :class:`TextDistortion` - Stamatatos (2017), "Authorship attribution using text distortion"
+  (EACL): keep the k most frequent words of the training texts, mask everything else.
+* :class:`EntityMasker` - rule-based named-entity and number masking (no model download).
+
+Both take and return ``list[str]``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from stylo.features._validation import check_texts
+from stylo.features.function_words import function_words
+
+__all__ = ["TextDistortion", "EntityMasker"]
+
+_WORD = re.compile(r"[^\W\d_]+")  # maximal runs of letters
+_DIGITS = re.compile(r"\d+")
+
+
+class _TextTransformer(TransformerMixin, BaseEstimator):
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = False
+        tags.input_tags.string = True
+        tags.requires_fit = True
+        return tags
+
+
+class TextDistortion(_TextTransformer):
+    """Mask all but the ``k`` most frequent words (Stamatatos 2017).
+
+    Words are maximal runs of letters; frequencies are counted case-insensitively on the
+    texts given to ``fit`` (ties broken alphabetically) and matching is case-insensitive, the
+    kept words keeping their original case. Punctuation and whitespace are untouched.
+
+    ``method="dv_ma"`` (multiple asterisks): every letter of a masked word becomes ``*`` and
+    every digit ``#`` (length is preserved). ``method="dv_sa"`` (single asterisk): a masked
+    word becomes one ``*`` and a run of digits one ``#``.
+
+    Attributes: ``vocabulary_`` (sorted array of the kept lower-case words).
+    """
+
+    def __init__(self, k=300, method="dv_ma"):
+        self.k = k
+        self.method = method
+
+    def fit(self, X, y=None):
+        """Learn the ``k`` most frequent words of the texts ``X``."""
+        if isinstance(self.k, bool) or not isinstance(self.k, (int, np.integer)) or self.k < 0:
+            raise ValueError(f"k must be an int >= 0, got {self.k!r}")
+        if self.method not in ("dv_ma", "dv_sa"):
+            raise ValueError(f"method must be 'dv_ma' or 'dv_sa', got {self.method!r}")
+        counts = Counter(w.lower() for doc in check_texts(X) for w in _WORD.findall(doc))
+        top = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[: self.k]
+        self.vocabulary_ = np.array(sorted(w for w, _ in top), dtype=object)
+        return self
+
+    def transform(self, X):
+        """The distorted texts, a list of str of the same length as ``X``."""
+        check_is_fitted(self, "vocabulary_")
+        keep = set(self.vocabulary_)
+        if self.method == "dv_ma":
+            def word(m):
+                return m.group() if m.group().lower() in keep else "*" * len(m.group())
+
+            def digits(m):
+                return "#" * len(m.group())
+        else:
+            def word(m):
+                return m.group() if m.group().lower() in keep else "*"
+
+            def digits(m):
+                return "#"
+        return [_DIGITS.sub(digits, _WORD.sub(word, doc)) for doc in check_texts(X)]
+
+
+# URL, e-mail, number (with thousands separators / decimals), and word tokens, in that
+# priority order; a word may contain inner apostrophes or hyphens ("O'Brien", "Jean-Luc").
+_TOKENS = re.compile(
+    r"(?P<url>(?:https?://|www\.)\S+)"
+    r"|(?P<email>[\w.+-]+@[\w-]+\.[\w.-]+)"
+    r"|(?P<number>\d+(?:[.,:]\d+)*)"
+    r"|(?P<word>[^\W\d_]+(?:['\u2019-][^\W\d_]+)*)")
+_SENTENCE_END = re.compile(r"[.!?\u2026\n]")
+
+
+class EntityMasker(_TextTransformer):
+    """Replace probable named entities and numbers by placeholders, with fixed rules.
+
+    Rules, applied left to right over tokens (no model, no download):
+
+    1. URLs (``http(s)://...``, ``www....``) and e-mail addresses -> ``entity_token``.
+    2. Numbers (digit runs, with ``.``/``,``/``:`` between digit groups) -> ``number_token``.
+    3. A word written in capitals throughout (2+ letters, e.g. "NASA") -> ``entity_token``,
+       wherever it stands, unless it is a function word ("I", "OK" is not one).
+    4. A capitalised word (first letter upper case) that is not sentence-initial and whose
+       lower-case form is not a function word -> ``entity_token``. Sentence-initial means
+       first in the text, or preceded only by whitespace/closing quotes after ``.``, ``!``,
+       ``?``, ``…`` or a line break: the text between it and the previous token contains one
+       of these (so "Mr. Smith" keeps "Smith").
+
+    Known limits: sentence-initial names are kept; lower-case entities are kept; each word of a
+    multi-word name becomes its own placeholder. Nothing is learned in ``fit``.
+    """
+
+    def __init__(self, entity_token="@", number_token="#", language="en"):
+        self.entity_token = entity_token
+        self.number_token = number_token
+        self.language = language
+
+    def fit(self, X, y=None):
+        """Validate parameters and input (nothing is learned)."""
+        for name in ("entity_token", "number_token"):
+            if not isinstance(getattr(self, name), str):
+                raise ValueError(f"{name} must be a str")
+        self.function_words_ = frozenset(function_words(self.language))
+        check_texts(X)
+        return self
+
+    def transform(self, X):
+        """The masked texts, a list of str of the same length as ``X``."""
+        check_is_fitted(self, "function_words_")
+        return [self._mask(doc) for doc in check_texts(X)]
+
+    def _mask(self, doc: str) -> str:
+        fw = self.function_words_
+        out = []
+        last = 0
+        for m in _TOKENS.finditer(doc):
+            kind = m.lastgroup
+            tok = m.group()
+            replacement = tok
+            if kind in ("url", "email"):
+                replacement = self.entity_token
+            elif kind == "number":
+                replacement = self.number_token
+            elif tok.lower() not in fw and tok[0].isupper():
+                shouting = len(tok) > 1 and tok.isupper()
+                initial = not out or _SENTENCE_END.search(doc, last, m.start()) is not None
+                if shouting or not initial:
+                    replacement = self.entity_token
+            out.append(doc[last:m.start()])
+            out.append(replacement)
+            last = m.end()
+        out.append(doc[last:])
+        return "".join(out)

@@ -1,0 +1,116 @@
+"""FunctionWords, masking transformers and the scikit-learn estimator contract."""
+
+import re
+
+import numpy as np
+import pytest
+from sklearn.pipeline import Pipeline
+from sklearn.utils import estimator_checks as ec
+
+from stylo.features import (
+    CharNgrams,
+    EntityMasker,
+    FunctionWords,
+    TextDistortion,
+    WordNgrams,
+    function_words,
+)
+from stylo.features import _reference as R
+from stylo.features.function_words import CHAR_CLASSES, PUNCTUATION
+
+ESTIMATORS = [CharNgrams(), WordNgrams(), FunctionWords(), TextDistortion(), EntityMasker()]
+
+# The checks of parametrize_with_checks that do not feed data. The data checks are not
+# applicable to text: they generate numeric 2-D arrays (make_blobs), and scikit-learn itself
+# skips them for estimators tagged input_tags.two_d_array=False (as CountVectorizer's inputs
+# are). test_text_contract below checks the same properties on text.
+API_CHECKS = [ec.check_estimator_cloneable, ec.check_estimator_repr,
+              ec.check_no_attributes_set_in_init,
+              ec.check_do_not_raise_errors_in_init_or_set_params,
+              ec.check_mixin_order, ec.check_valid_tag_types, ec.check_estimator_tags_renamed,
+              ec.check_get_params_invariance, ec.check_set_params]
+
+
+@pytest.mark.parametrize("est", ESTIMATORS, ids=lambda e: type(e).__name__)
+@pytest.mark.parametrize("check", API_CHECKS, ids=lambda c: c.__name__)
+def test_sklearn_api_checks(est, check):
+    check(type(est).__name__, est)
+
+
+DOCS = ["The cat sat on the mat, didn't it?", "", "Alice met Bob in Paris in 1999.",
+        "I think that THE END is near... upon my word!"]
+
+
+@pytest.mark.parametrize("est", ESTIMATORS, ids=lambda e: type(e).__name__)
+def test_text_contract(est):
+    before = est.get_params()
+    assert est.fit(DOCS) is est  # fit returns self and does not touch parameters
+    assert est.get_params() == before
+    out1, out2 = est.transform(DOCS), est.fit_transform(DOCS)
+    if isinstance(out1, list):
+        assert out1 == out2 and len(out1) == len(DOCS)
+    else:
+        assert out1.shape[0] == len(DOCS) and (out1 != out2).nnz == 0
+    with pytest.raises(TypeError, match="index 1"):
+        est.fit(["ok", 5])
+
+
+def test_function_words_list_is_documented_and_complete():
+    words = function_words("en")
+    assert len(words) == len(set(words)) and all(w == w.lower() for w in words)
+    mosteller_wallace = ("a all also an and any are as at be been but by can do down even every "
+                         "for from had has have her his if in into is it its may more must my "
+                         "no not now of on one only or our shall should so some such than that "
+                         "the their then there things this to up upon was were what when which "
+                         "who will with would your").split()
+    assert len(mosteller_wallace) == 70 and set(mosteller_wallace) <= set(words)
+    with pytest.raises(ValueError, match="language"):
+        FunctionWords(language="xx").fit(DOCS)
+
+
+def test_function_word_frequencies_match_reference():
+    fw = FunctionWords(punctuation=True, char_classes=True).fit(DOCS)
+    X = fw.transform(DOCS).toarray()
+    names = list(fw.get_feature_names_out())
+    assert X.shape == (4, len(function_words()) + len(PUNCTUATION) + len(CHAR_CLASSES))
+    for r, doc in enumerate(DOCS):
+        toks = [t.lower() for t in R.tokenize(doc)]
+        for w in ("the", "in", "didn't", "upon", "i"):
+            expected = toks.count(w) / len(toks) if toks else 0.0
+            assert X[r, names.index(w)] == pytest.approx(expected)
+        n = len(doc)
+        assert X[r, names.index("punct:,")] == pytest.approx(doc.count(",") / n if n else 0)
+        assert X[r, names.index("class:digit")] == pytest.approx(
+            sum(c.isdigit() for c in doc) / n if n else 0)
+        if n:
+            assert X[r, -len(CHAR_CLASSES):].sum() == pytest.approx(1.0)
+    assert not X[1].any()
+
+
+def test_text_distortion_dv_ma_and_dv_sa():
+    train = ["the cat and the dog and the bird", "a the"]
+    ma = TextDistortion(k=2).fit(train)
+    assert list(ma.vocabulary_) == ["and", "the"]
+    assert ma.transform(["The Cow, and 42 pigs."]) == ["The ***, and ## ****."]
+    sa = TextDistortion(k=2, method="dv_sa").fit(train)
+    assert sa.transform(["The Cow, and 42 pigs."]) == ["The *, and # *."]
+    assert TextDistortion(k=0).fit(train).transform(["ab c"]) == ["** *"]
+    with pytest.raises(ValueError):
+        TextDistortion(method="dv_xx").fit(train)
+
+
+def test_entity_masker_rules():
+    out = EntityMasker().fit_transform([
+        "Yesterday I met John in New York. He paid 1,200.50 to NASA, see www.x.org or a@b.com",
+        "Paris is big.\nLondon too, said the BBC."])
+    assert out[0] == "Yesterday I met @ in @ @. He paid # to @, see @ or @"
+    assert out[1] == "Paris is big.\nLondon too, said the @."
+
+
+def test_masking_in_pipeline_before_extractor():
+    pipe = Pipeline([("mask", EntityMasker()), ("dist", TextDistortion(k=5)),
+                     ("ngrams", CharNgrams((1, 2)))])
+    X = pipe.fit_transform(DOCS)
+    names = set(pipe[-1].get_feature_names_out())
+    assert "@" in names and not any(re.search(r"[0-9]", n) for n in names)
+    assert X.shape[0] == len(DOCS) and np.isfinite(X.data).all()
