@@ -87,8 +87,12 @@ def _compression(measure: str):
     return CompressionVerifier(measure)
 
 
-# methods-b: one line each, e.g.
-# register("impostors", "baselines.impostors:GeneralImpostors", "General Impostors ...")
+register("impostors", "baselines.impostors:GeneralImpostors",
+         "General Impostors: char 4-gram min-max vs impostors, 100 iterations, score shifting")
+register("delta", "baselines.delta:DeltaVerifier",
+         "cosine Delta on 300 MFW z-scores, logistic on the delta of training pairs")
+register("svm-pair", "baselines.svm:SVMPairVerifier",
+         "logistic regression on |x_a - x_b| and x_a * x_b of char 1-4-gram TF-IDF")
 for _name, _measure in (("ppm", "ppm"), ("ncd", "ncd"), ("cdm", "cdm"), ("zstd-xent", "xent")):
     register(f"{_name}-cal", "baselines.calibration:Calibrated",
              f"{_name} + Platt scaling and a grey zone fitted for PAN overall (pan21)",

@@ -1,16 +1,21 @@
 """Measurements of the General Impostors, Delta and SVM baselines on their reference data.
 
     python -m benchmarks.methods_b gi          # PAN15 English train->test, each PAN14 corpus
+    python -m benchmarks.methods_b gi-kernel   # Numba GI kernel vs its Python reference
     python -m benchmarks.methods_b svm         # PAN18 test / PAN19 cross-domain attribution
+    python -m benchmarks.methods_b svm-closed  # closed-set IMDb62 / Enron / Blog samples
     python -m benchmarks.methods_b federalist  # Delta attribution of the 12 disputed essays
 
 Verification rows: the PAN21 evaluator's metrics (stylo.metrics.pan) plus AUC x c@1 (the
 PAN13-15 final score), fitted on the train split and scored on the test split. Times are
-wall-clock seconds on this machine, vectorisation included.
+wall-clock seconds on this machine, vectorisation and fitting included (JIT compilation not:
+the kernels are warmed up first); CPU seconds are summed over threads, a check on machines
+shared with other work.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -27,9 +32,21 @@ def verification_row(name: str, y: np.ndarray, scores: np.ndarray, seconds: floa
             "auc_x_c@1": round(m["auc"] * m["c@1"], 3), "seconds": round(seconds, 1)}
 
 
+def _warm_up() -> None:
+    """Compile (or load from cache) the Numba kernels outside the timed runs."""
+    from baselines.impostors import GeneralImpostors
+    from stylo.corpus import Corpus
+
+    corpus = Corpus.from_lists(["one text here", "another text", "a third text", "and more"],
+                               ["a", "a", "b", "b"])
+    GeneralImpostors(n_iter=2, n_candidates=1, n_impostors=1, shift=False).fit(corpus) \
+        .score_pairs(["one text"], ["another"])
+
+
 def general_impostors() -> pd.DataFrame:
     from baselines.impostors import GeneralImpostors
 
+    _warm_up()
     rows = []
     t = time.perf_counter()
     gi = GeneralImpostors().fit(load("pan15_av_en", split="train"))
@@ -37,7 +54,7 @@ def general_impostors() -> pd.DataFrame:
     rows.append(verification_row("pan15_av_en", test.labels, gi.score_problems(test),
                                  time.perf_counter() - t))
     pan14 = load("pan14_av")
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     for corpus in sorted(pan14.frame["corpus"].unique()):
         t = time.perf_counter()
         in_corpus = pan14.frame["corpus"] == corpus
@@ -48,7 +65,8 @@ def general_impostors() -> pd.DataFrame:
                                      time.perf_counter() - t))
     print(f"PAN14, all six corpora (train + test, {int((pan14.frame['split'] == 'train').sum())}"
           f" + {int((pan14.frame['split'] == 'test').sum())} problems): "
-          f"{time.perf_counter() - start:.1f} s")
+          f"{time.perf_counter() - start:.1f} s wall, {time.process_time() - cpu:.1f} s CPU "
+          f"(all threads), 1-min load average at the end: {os.getloadavg()[0]:.1f}")
     return pd.DataFrame(rows)
 
 
@@ -105,6 +123,85 @@ def svm() -> pd.DataFrame:
     return pd.DataFrame([row])
 
 
+def gi_kernel(n_problems: int = 10) -> pd.DataFrame:
+    """Speed of the batched Numba win-counting kernel against its plain reference on the
+    first ``n_problems`` PAN15 test problems (same inputs, same output checked)."""
+    import scipy.sparse as sp
+
+    from baselines import impostors as gi_module
+    from baselines._features import make_counter, relative_frequencies
+
+    test = load("pan15_av_en", split="test")
+    texts = test.known_joined + test.unknown
+    rows = relative_frequencies(make_counter("char", 4, 10_000).fit_transform(texts))
+    rows = sp.csr_matrix(rows)
+    rows.sort_indices()
+    n = len(test)
+    rng = np.random.default_rng(0)
+    k, m, n_iter = 100, 10, 100
+    mask_t = np.zeros((rows.shape[1], n_iter))
+    for it in range(n_iter):
+        mask_t[rng.choice(rows.shape[1], rows.shape[1] // 2, replace=False), it] = 1.0
+    picks = np.stack([rng.choice(k, m, replace=False) for _ in range(n_iter)])
+    q = np.arange(n_problems, dtype=np.int64) + n
+    t = np.arange(n_problems, dtype=np.int64)
+    cand = np.stack([rng.choice(np.setdiff1d(np.arange(2 * n), [i, i + n]), k, replace=False)
+                     for i in range(n_problems)]).astype(np.int64)
+    csr = (rows.indptr.astype(np.int64), rows.indices.astype(np.int64), rows.data,
+           rows.shape[1])
+    sums = gi_module._masked_sums(csr[0], csr[1], csr[2], mask_t)
+    mask = np.ascontiguousarray(mask_t.T, dtype=np.uint8)
+    gi_module._impostor_wins(*csr, q[:1], t[:1], cand[:1], mask, picks, sums)  # compile
+    timings = {}
+    for name, fn in (("numba", gi_module._impostor_wins),
+                     ("reference", gi_module._impostor_wins_reference)):
+        start = time.perf_counter()
+        out = fn(*csr, q, t, cand, mask, picks, sums)
+        timings[name] = (time.perf_counter() - start, out)
+    same = bool(np.array_equal(timings["numba"][1], timings["reference"][1]))
+    return pd.DataFrame([{"problems": n_problems, "k": k, "m": m, "iterations": n_iter,
+                          "numba_s": round(timings["numba"][0], 4),
+                          "reference_s": round(timings["reference"][0], 2),
+                          "speedup": round(timings["reference"][0] / timings["numba"][0], 1),
+                          "identical_wins": same}])
+
+
+CLOSED_SET = {"imdb62": (100, 62), "enron": (20, 50), "blog": (10, 100)}
+
+
+def svm_closed(seed: int = 0) -> pd.DataFrame:
+    """Closed-set SVM attribution: ``per_author`` texts of up to ``max_authors`` authors with
+    at least that many texts (drawn with ``seed``), 20% of each author's texts held out."""
+    from baselines.svm import SVMAttributor
+    from stylo.metrics.classification import attribution_scores
+
+    rows = []
+    for name, (per_author, max_authors) in CLOSED_SET.items():
+        t = time.perf_counter()
+        corpus = load(name, min_per_author=per_author, per_author=per_author, seed=seed)
+        rng = np.random.default_rng(seed)
+        groups = corpus.by_author()
+        authors = sorted(groups)
+        if len(authors) > max_authors:
+            authors = sorted(rng.choice(authors, size=max_authors, replace=False))
+        test = np.zeros(len(corpus), dtype=bool)
+        keep = np.zeros(len(corpus), dtype=bool)
+        for a in authors:
+            idx = rng.permutation(groups[a])
+            keep[idx] = True
+            test[idx[: max(1, len(idx) // 5)]] = True
+        texts, labels = np.array(corpus.texts, dtype=object), corpus.authors
+        train = keep & ~test
+        clf = SVMAttributor().fit(list(texts[train]), labels[train])
+        pred = clf.predict(list(texts[test]))
+        rows.append({"data": name, "authors": len(authors), "train": int(train.sum()),
+                     "test": int(test.sum()),
+                     **{k: round(v, 3) for k, v in
+                        attribution_scores(list(labels[test]), list(pred)).items()},
+                     "seconds": round(time.perf_counter() - t, 1)})
+    return pd.DataFrame(rows)
+
+
 def federalist() -> pd.DataFrame:
     from experiments.federalist import attribute_disputed
 
@@ -114,14 +211,17 @@ def federalist() -> pd.DataFrame:
 
 
 def main(argv: list[str]) -> int:
-    what = argv or ["gi", "svm", "federalist"]
+    what = argv or ["gi", "svm", "svm-closed", "federalist"]
     pd.set_option("display.width", 200)
     for name in what:
-        if name in ("gi", "svm", "federalist"):
-            table = {"gi": general_impostors, "svm": svm, "federalist": federalist}[name]()
+        runs = {"gi": general_impostors, "gi-kernel": gi_kernel, "svm": svm,
+                "svm-closed": svm_closed,
+                "federalist": federalist}
+        if name in runs:
+            table = runs[name]()
             print(table.to_string(index=False))
         else:
-            raise SystemExit(f"unknown measurement {name!r}; choose gi, svm, federalist")
+            raise SystemExit(f"unknown measurement {name!r}; choose from {sorted(runs)}")
     return 0
 
 

@@ -82,7 +82,7 @@ def gi_inputs(draw):
         mask_t, picks.astype(np.int64)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(gi_inputs())
 def test_kernels_agree_with_references_exactly(inputs):
     csr, q_rows, t_rows, cand, mask_t, picks = inputs
