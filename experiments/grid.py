@@ -145,6 +145,8 @@ _QUICK = {
     "rethinking_av": ["guardian"],
     "cdaa_attribution": ["pan18_cdaa"],
 }
+# cross-domain attribution has no size parameter: the quick run loads fewer problems
+_QUICK_LOAD = {"pan18_cdaa": {"split": "train", "language": "en"}}
 _QUICK_PARAMS = {
     "aidbench_one_to_two": {"n_triplets": 40},
     "aidbench_one_to_many": {"n_groups": 2, "n_repeats": 1},
@@ -162,7 +164,8 @@ def full_grid(seed: int = 0) -> GridSpec:
 
 def quick_grid(seed: int = 0) -> GridSpec:
     """A small complete slice: every protocol and method once, on a few datasets, one seed."""
-    return GridSpec(datasets=[DatasetSpec(n) for n in sorted(set(sum(_QUICK.values(), [])))],
+    names = sorted(set(sum(_QUICK.values(), [])))
+    return GridSpec(datasets=[DatasetSpec(n, _QUICK_LOAD.get(n, {})) for n in names],
                     seeds=[seed], protocol_datasets={p: list(d) for p, d in _QUICK.items()},
                     max_settings=1, protocol_params=dict(_QUICK_PARAMS),
                     maskings=list(MASKINGS))
