@@ -94,7 +94,9 @@ def test_one_to_one_seeds():
 
 def test_one_to_one_training_corpus_is_disjoint():
     corpus = make_corpus(n_authors=12)
-    task = OneToOne().sample(corpus, {"mix": "50/150", "cross_topic": False}, seed=0)
+    task = OneToOne(train_policy="disjoint_authors").sample(
+        corpus, {"mix": "50/150", "cross_topic": False}, seed=0)
+    assert task.info["train_policy"] == "disjoint_authors"
     used = set(task.test.frame["id_a"]) | set(task.test.frame["id_b"])
     test_authors = {a for pair in task.test.frame["authors"] for a in pair}
     if task.train is not None:
