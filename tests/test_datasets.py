@@ -157,3 +157,14 @@ def test_real_corpora_counts_match_their_source_notes(dataset):
     g = dataset("guardian")
     assert g.has_topics and set(g.topics) == {"books", "politics", "society", "uk", "world"}
     assert all("\r" not in t for t in dataset("pan13_av_en").unknown)
+
+
+def test_repeated_loads_share_the_parse_but_not_the_table(tiny_root):
+    first = load("enron", verify=False)
+    first.frame.loc[0, "text"] = "changed"
+    again = load("enron", verify=False)
+    assert again.frame.loc[0, "text"] != "changed"
+    # a file changed on disk is read again
+    with open(tiny_root / "texts.jsonl", "a", encoding="utf-8") as fh:
+        fh.write('{"id": "new", "author": "d", "text": "one more text"}\n')
+    assert len(load("enron", verify=False)) == 13

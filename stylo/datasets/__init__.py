@@ -190,6 +190,16 @@ def _read_pairs(path: Path, normalise: bool) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+@lru_cache(maxsize=4)
+def _read_cached(path: str, mtime_ns: int, kind: str, normalise: bool) -> pd.DataFrame:
+    """Parse a data file once per process: sub-corpora and repeated loads share the parse.
+
+    ``mtime_ns`` is part of the key so that a file changed on disk is read again.
+    """
+    reader = _read_texts if kind == "texts" else _read_pairs
+    return reader(Path(path), normalise)
+
+
 def load(name: str, *, split: str | None = None, normalize_newlines: bool = True,
          min_tokens: int | None = None, min_per_author: int | None = None,
          per_author: int | None = None, seed: int = 0, verify: bool = True,
@@ -217,13 +227,11 @@ def load(name: str, *, split: str | None = None, normalize_newlines: bool = True
     path = _locate(base)
     if verify:
         _verify(path, entry["sha256"])
-    if entry["kind"] == "texts":
-        frame = _read_texts(path, normalize_newlines)
-        obj: Corpus | PairSet = Corpus(frame, name=name)
-    else:
-        if min_per_author is not None or per_author is not None:
-            raise ValueError("min_per_author/per_author apply to corpora, not pair sets")
-        obj = PairSet(_read_pairs(path, normalize_newlines), name=name)
+    if entry["kind"] == "pairs" and (min_per_author is not None or per_author is not None):
+        raise ValueError("min_per_author/per_author apply to corpora, not pair sets")
+    frame = _read_cached(str(path.resolve()), path.stat().st_mtime_ns, entry["kind"],
+                         normalize_newlines).copy()
+    obj: Corpus | PairSet = (Corpus if entry["kind"] == "texts" else PairSet)(frame, name=name)
     if sub is not None:
         where = {entry["subsets_field"]: sub, **where}
     if split is not None:

@@ -110,5 +110,5 @@ def z_scores(counts, reference, max_features, ddof=1):
     cols = ranked[:max_features]
     mu = [means[j] for j in cols]
     sd = [(sum((r[j] - means[j]) ** 2 for r in R) / (n - ddof)) ** 0.5 for j in cols]
-    return [[(row[j] - m) / s if s > 0 else 0.0 for j, m, s in zip(cols, mu, sd, strict=True)]
+    return [[(row[j] - m) / s if s > 1e-12 else 0.0 for j, m, s in zip(cols, mu, sd, strict=True)]
             for row in rel(counts)]

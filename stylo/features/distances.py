@@ -199,6 +199,9 @@ def pairwise_manhattan(X, Y, n_jobs=None):
 
 
 # ------------------------------------------------------------------------------------ Delta
+_CONSTANT = 1e-12  # a standard deviation of relative frequencies this small is rounding noise
+
+
 class DeltaScaler(TransformerMixin, BaseEstimator):
     """z-scores of relative frequencies of the most frequent features (Burrows' Delta input).
 
@@ -208,7 +211,8 @@ class DeltaScaler(TransformerMixin, BaseEstimator):
     kept, ordered by decreasing mean frequency (so column k has frequency rank k + 1, which
     Eder's Delta uses), and their mean and standard deviation (``ddof``, default 1 as in R
     ``stylo``) are stored. ``transform`` returns the dense (n_docs, k) float64 array
-    ``(freq - mean_) / std_``; a feature with zero deviation in the reference gets z = 0.
+    ``(freq - mean_) / std_``; a feature with no deviation in the reference (std <= 1e-12,
+    relative frequencies being <= 1, so rounding noise of a constant column) gets z = 0.
     Ties in mean frequency (equal to 12 decimals) are broken by column index.
     """
 
@@ -253,8 +257,9 @@ class DeltaScaler(TransformerMixin, BaseEstimator):
             raise ValueError(f"X has {X.shape[1]} features, DeltaScaler was fitted on "
                              f"{self.n_features_in_}")
         dense = self._relative(X)[:, self.columns_].toarray()
-        safe = np.where(self.std_ > 0, self.std_, 1.0)
-        return np.where(self.std_ > 0, (dense - self.mean_) / safe, 0.0)
+        varies = self.std_ > _CONSTANT
+        safe = np.where(varies, self.std_, 1.0)
+        return np.where(varies, (dense - self.mean_) / safe, 0.0)
 
 
 @numba.njit(cache=True, nogil=True)

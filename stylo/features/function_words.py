@@ -31,7 +31,7 @@ def function_words(language: str = "en") -> tuple[str, ...]:
     """The shipped function-word list (``stylo/resources/function_words_<language>.txt``)."""
     if language not in _LANGUAGES:
         raise ValueError(f"no function-word list for language {language!r}; have {_LANGUAGES}")
-    text = resources.files("stylo.resources").joinpath(f"function_words_{language}.txt")
+    text = resources.files("stylo").joinpath("resources", f"function_words_{language}.txt")
     words = [w.strip() for w in text.read_text(encoding="utf-8").splitlines()]
     return tuple(w for w in words if w and not w.startswith("#"))
 
