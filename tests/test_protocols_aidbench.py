@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from baselines.base import training_pairs
 from stylo.corpus import Corpus
 from stylo.protocols import PROTOCOLS, ProtocolError
 from stylo.protocols._sampling import PairRules
@@ -94,7 +95,9 @@ def test_one_to_one_seeds():
 
 def test_one_to_one_training_corpus_is_disjoint():
     corpus = make_corpus(n_authors=12)
-    task = OneToOne().sample(corpus, {"mix": "50/150", "cross_topic": False}, seed=0)
+    task = OneToOne(train_policy="disjoint_authors").sample(
+        corpus, {"mix": "50/150", "cross_topic": False}, seed=0)
+    assert task.info["train_policy"] == "disjoint_authors"
     used = set(task.test.frame["id_a"]) | set(task.test.frame["id_b"])
     test_authors = {a for pair in task.test.frame["authors"] for a in pair}
     if task.train is not None:
@@ -278,3 +281,96 @@ def test_placeholder_unknown_author_is_never_sampled():
     many = OneToMany(n_groups=5, n_repeats=1).sample(corpus, {"n_authors": 2}, seed=0)
     assert all("<UNK>" not in q.authors for q in many.test)
     assert many.info["unknown_author_texts_excluded"] == 30
+
+
+# -- the training corpus: auto policy ----------------------------------------------------------
+def _test_ids(task) -> set:
+    """Corpus ids of every text a task's test items use."""
+    if isinstance(task.test, list):
+        return {i for q in task.test for i in (q.query_id, *q.candidate_ids)}
+    f = task.test.frame
+    if "query_id" in f:
+        return set(f["query_id"]) | set(f["a_id"]) | set(f["b_id"])
+    return set(f["id_a"]) | set(f["id_b"])
+
+
+def _check_usable_train(task):
+    assert task.train is not None and not _test_ids(task) & set(task.train.ids)
+    assert task.info["train_usable"]
+    assert len(training_pairs(task.train, n_pairs=20)) == 20
+
+
+def test_auto_policy_prefers_author_disjoint_training():
+    corpus = make_corpus(n_authors=60, n_topics=1, per_cell=4, topics=False)
+    task = OneToOne().sample(corpus, {"mix": "10/10"}, seed=0)
+    assert task.info["train_policy"] == "disjoint_authors"
+    test_authors = {a for pair in task.test.frame["authors"] for a in pair}
+    assert not test_authors & set(task.train.authors)
+    assert task.info["n_train_authors_with_2_texts"] >= 20
+    _check_usable_train(task)
+
+
+def test_auto_policy_falls_back_to_text_disjoint_training():
+    # 30 authors x 40 texts: 200 pairs touch (nearly) every author, but leave most texts
+    corpus = make_corpus(n_authors=30, n_topics=1, per_cell=40, topics=False)
+    task = OneToOne().sample(corpus, {"mix": "100/100"}, seed=0)
+    strict = OneToOne(train_policy="disjoint_authors").sample(corpus, {"mix": "100/100"}, 0)
+    assert task.info["train_policy"] == "disjoint_texts"
+    assert strict.train is None or strict.train.frame["author"].nunique() < 20
+    assert len(task.train) == len(corpus) - len(_test_ids(task))
+    pd.testing.assert_frame_equal(task.test.frame, strict.test.frame)  # same test items
+    _check_usable_train(task)
+
+
+@pytest.mark.parametrize("protocol", [OneToOne(), OneToTwo(n_triplets=60),
+                                      OneToMany(n_groups=4, n_repeats=1)])
+def test_auto_policy_reserves_texts_when_the_test_uses_almost_all(protocol):
+    # 8 authors x 6 texts: the test items alone would use nearly every text
+    corpus = make_corpus(n_authors=8, n_topics=2, per_cell=3, topics=False)
+    setting = {"mix": "40/40"} if protocol.name.endswith("one") else (
+        {"n_authors": 2, "texts_per_author": 3} if protocol.name.endswith("many") else {})
+    task = protocol.sample(corpus, setting, seed=3)
+    assert task.info["train_policy"] == "reserve"
+    assert task.info["n_reserved_for_train"] >= 2 * 8
+    _check_usable_train(task)
+    again = protocol.sample(corpus, setting, seed=3)
+    assert list(again.train.ids) == list(task.train.ids)
+
+
+def test_reserve_keeps_a_text_per_author_for_the_test():
+    corpus = Corpus.from_lists([f"x{i}" for i in range(14)],
+                               ["a"] * 1 + ["b"] * 2 + ["c"] * 3 + ["d"] * 8)
+    mask = OneToOne()._reserve(corpus, seed=0)
+    per_author = pd.Series(mask).groupby(corpus.authors).sum().to_dict()
+    assert per_author == {"a": 0, "b": 1, "c": 2, "d": 2}
+
+
+def test_reserve_falls_back_when_the_smaller_pool_cannot_supply_the_test():
+    # 3 authors x 3 texts and all 9 positives asked: nothing can be reserved, nothing is left
+    c = Corpus.from_lists([f"x{i}" for i in range(9)], [f"a{i // 3}" for i in range(9)])
+    task = OneToOne().sample(c, {"mix": "9/27"}, seed=0)
+    assert task.train is None and task.info["train_policy"] == "disjoint_texts"
+    assert not task.info["train_usable"]
+    with pytest.raises(ProtocolError, match="asked for 9"):
+        OneToOne(train_policy="reserve").sample(c, {"mix": "9/27"}, seed=0)
+    with pytest.raises(ProtocolError, match="train_policy must be"):
+        OneToOne(train_policy="everything").sample(c, {"mix": "1/1"}, seed=0)
+
+
+def test_guardian_every_aidbench_task_has_usable_training_data(dataset):
+    corpus = dataset("guardian")
+    protocols = [PROTOCOLS["aidbench_one_to_one"], PROTOCOLS["aidbench_one_to_two"],
+                 OneToMany(n_groups=2, n_repeats=1)]
+    for p in protocols:
+        for setting in p.settings(corpus):
+            task = p.sample(corpus, setting, seed=0)
+            assert task.train is not None and not _test_ids(task) & set(task.train.ids)
+            assert task.info["train_policy"] in ("disjoint_texts", "reserve")
+            assert len(training_pairs(task.train, n_pairs=20)) == 20
+
+
+def test_imdb62_one_to_one_has_usable_training_data(dataset):
+    corpus = dataset("imdb62")
+    task = PROTOCOLS["aidbench_one_to_one"].sample(corpus, {"mix": "100/100"}, seed=0)
+    assert task.info["train_policy"] == "disjoint_texts"  # 200 pairs touch all 62 authors
+    _check_usable_train(task)

@@ -156,7 +156,8 @@ def test_texts_without_topic_are_counted_not_split():
 def test_protocol_sample_pairs_come_from_their_split():
     corpus = random_corpus(2, 12, 6, max_per_cell=5)
     p = PROTOCOLS["rethinking_av"]
-    assert [s["split"] for s in p.settings(corpus)] == list(SPLITS)
+    # open_all's val part (2 authors x 1 topic) is empty or has one text at seeds 0-2
+    assert [s["split"] for s in p.settings(corpus)] == list(SPLITS[:4])
     task = p.sample(corpus, {"split": "open_unseen_authors"}, seed=0)
     train_authors = {a for pair in task.train.frame["authors"] for a in pair}
     test_authors = {a for pair in task.test.frame["authors"] for a in pair}
@@ -174,3 +175,27 @@ def test_guardian_rethinking_real(dataset):
     test_topics = {t for pair in task.test.frame["topics"] for t in pair}
     assert test_topics and not train_topics & test_topics
     assert not set(task.train.unknown) & set(task.test.unknown)
+
+
+def test_settings_offer_only_splits_that_can_be_sampled():
+    # 6 authors x 2 topics, one text per cell: open_all's val part can never hold a
+    # same-author pair (a val author has one text in the val topic), the others can
+    corpus = Corpus.from_lists([f"x{i}" for i in range(36)], [f"a{i % 6}" for i in range(36)],
+                               topics=[f"t{i % 12 // 6}" for i in range(36)])
+    p = PROTOCOLS["rethinking_av"]
+    offered = [s["split"] for s in p.settings(corpus)]
+    assert "open_all" not in offered
+    for split in offered:
+        for seed in p.PROBE_SEEDS:
+            p.sample(corpus, {"split": split}, seed)
+    with pytest.raises(ProtocolError, match="both kinds are needed|too few"):
+        p.sample(corpus, {"split": "open_all"}, seed=0)
+
+
+def test_guardian_open_all_is_not_offered_but_asking_explains(dataset):
+    corpus = dataset("guardian")
+    p = PROTOCOLS["rethinking_av"]
+    offered = [s["split"] for s in p.settings(corpus)]
+    assert "open_all" not in offered and "closed" in offered
+    with pytest.raises(ProtocolError, match="open_all:val.*both kinds are needed"):
+        p.sample(corpus, {"split": "open_all"}, seed=0)

@@ -39,8 +39,25 @@ final order is the method's ranking of the kept candidates followed by the dropp
 first-stage order, so a relevant text the filter lost counts as a miss; ``filter_recall``
 (share of queries with a relevant candidate kept) is reported too.
 
-Training data: methods are fitted on the corpus texts that the task does not use, and by
-default (``train_policy="disjoint_authors"``) on none by an author that appears in the task.
+Training data (``train_policy``). A test text is never a training text. Methods that need
+fitting draw labelled pairs from ``task.train`` (:func:`baselines.base.training_pairs` needs
+two authors and one with two texts; calibration wants many more), so the default
+``train_policy="auto"`` takes the first of these that gives a *usable* train corpus, i.e. one
+with at least ``min(min_train_authors, A3)`` authors having two or more texts (A3: authors with
+three or more texts in the whole corpus, for whom step 3 can guarantee two training texts;
+``min_train_authors`` defaults to 20):
+
+1. ``disjoint_authors``: every text not used by the test items and by no test author;
+2. ``disjoint_texts``: every text not used by the test items (test authors allowed);
+3. ``reserve``: before the test items are drawn, a seeded share of each author's texts is set
+   aside (``min(n - 1, max(2, ceil(reserve_fraction * n)))`` of an author's ``n`` texts, so
+   every author with 3+ texts keeps two for training and one for the test pool); the test
+   items are drawn from the rest and train is every text they do not use. Small corpora whose
+   test items use almost every text (Guardian cross-topic) end here. If the smaller pool
+   cannot supply the requested test items, the ``disjoint_texts`` result of step 2 is kept.
+
+``task.info["train_policy"]`` records the policy actually used and ``info["train_usable"]``
+whether it met the minimum. ``train_policy`` may also name one of the three to force it.
 """
 
 from __future__ import annotations
@@ -108,30 +125,107 @@ def _n_triplets(rules: PairRules) -> int:
     return int((rules.n_pos_partners * rules.n_neg_partners).sum())
 
 
+TRAIN_POLICIES = ("auto", "disjoint_authors", "disjoint_texts", "reserve")
+
+
+def _n_multi_authors(corpus: Corpus | None, k: int = 2) -> int:
+    """Authors (``author`` column, the one training pairs use) with at least ``k`` texts."""
+    if corpus is None:
+        return 0
+    return int((corpus.frame["author"].value_counts() >= k).sum())
+
+
 class _AIDBench(Protocol):
-    """Shared parts: the corpus check, the training corpus and the cross-topic default."""
+    """Shared parts: the corpus check, the training corpus (see the module docstring) and the
+    cross-topic default. Subclasses implement ``_draw``."""
 
-    def __init__(self, train_policy: str = "disjoint_authors"):
+    def __init__(self, train_policy: str = "auto", min_train_authors: int = 20,
+                 reserve_fraction: float = 0.2):
         self.train_policy = train_policy
+        self.min_train_authors = min_train_authors
+        self.reserve_fraction = reserve_fraction
 
-    def _train(self, corpus: Corpus, used_pos, column: str = "author",
-               sets: list | None = None) -> Corpus | None:
+    def _draw(self, corpus: Corpus, setting: dict, seed: int) -> tuple[object, set, dict]:
+        """The test items drawn from ``corpus``, the corpus positions they use, their info."""
+        raise NotImplementedError
+
+    def _column(self, corpus: Corpus, setting: dict) -> str:
+        """The author column whose authors a ``disjoint_authors`` train must avoid."""
+        return "author"
+
+    def sample(self, data, setting: dict, seed: int) -> Task:
+        corpus = _require_corpus(data, self.name)
+        if self.train_policy not in TRAIN_POLICIES:
+            raise ProtocolError(f"train_policy must be one of {TRAIN_POLICIES}, "
+                                f"got {self.train_policy!r}")
+        if not 0 < self.reserve_fraction < 1:
+            raise ProtocolError(f"reserve_fraction must be in (0, 1), got "
+                                f"{self.reserve_fraction}")
+        column = self._column(corpus, setting)
+        sets = author_sets(corpus, column)
+        need = max(1, min(int(self.min_train_authors), _n_multi_authors(corpus, 3)))
+        auto = self.train_policy == "auto"
+        fallback = None
+        if self.train_policy != "reserve":
+            test, used, info = self._draw(corpus, setting, seed)
+            for policy in ("disjoint_authors", "disjoint_texts"):
+                if not (auto or self.train_policy == policy):
+                    continue
+                train = self._train(corpus, used, column, sets, policy)
+                fallback = (policy, train, test, info, 0)
+                if not auto or _n_multi_authors(train) >= need:
+                    return self._task(setting, seed, need, *fallback)
+        reserved = self._reserve(corpus, seed)
+        pool = corpus.filter(~reserved, "reserved for training",
+                             f"{int(reserved.sum())} texts kept out of the test items")
+        try:
+            test, used_in_pool, info = self._draw(pool, setting, seed)
+        except ProtocolError:
+            if fallback is None:
+                raise
+            return self._task(setting, seed, need, *fallback)
+        used = pd.Index(corpus.ids).get_indexer(pool.ids[sorted(used_in_pool)])
+        train = self._train(corpus, set(used.tolist()), column, sets, "disjoint_texts")
+        return self._task(setting, seed, need, "reserve", train, test, info,
+                          int(reserved.sum()))
+
+    def _task(self, setting, seed, need, policy, train, test, info, n_reserved) -> Task:
+        info = {**info, "n_train_texts": len(train) if train is not None else 0,
+                "train_policy": policy, "train_policy_requested": self.train_policy,
+                "n_train_authors_with_2_texts": _n_multi_authors(train),
+                "train_authors_needed": need,
+                "train_usable": _n_multi_authors(train) >= need
+                and train.frame["author"].nunique() >= 2,
+                "n_reserved_for_train": n_reserved}
+        return Task(self.name, dict(setting), seed, train, test, info)
+
+    def _reserve(self, corpus: Corpus, seed: int) -> np.ndarray:
+        """Boolean mask of the texts set aside for training (see the module docstring)."""
+        rng = np.random.default_rng([seed, 1])
+        out = np.zeros(len(corpus), dtype=bool)
+        for _, idx in corpus.by_author().items():
+            n = len(idx)
+            k = min(n - 1, max(2, int(np.ceil(self.reserve_fraction * n))))
+            if k > 0:
+                out[rng.choice(idx, size=k, replace=False)] = True
+        return out
+
+    @staticmethod
+    def _train(corpus: Corpus, used_pos, column: str, sets: list, policy: str
+               ) -> Corpus | None:
         used = np.zeros(len(corpus), dtype=bool)
         used[np.asarray(sorted(used_pos), dtype=np.int64)] = True
-        sets = author_sets(corpus, column) if sets is None else sets
         test_authors = set().union(*(sets[i] for i in np.flatnonzero(used)))
-        return training_corpus(corpus, used, test_authors, self.train_policy, column, sets)
+        return training_corpus(corpus, used, test_authors, policy, column, sets)
 
     def _cross_topic(self, corpus: Corpus, setting: dict) -> bool:
         return bool(setting.get("cross_topic", False))
 
-    def _info(self, seed: int, setting: dict, rules: PairRules, train, **counts) -> dict:
+    def _info(self, seed: int, setting: dict, rules: PairRules, **counts) -> dict:
         return {"seed": seed, "setting": dict(setting), **counts,
                 "unknown_author_texts_excluded": _n_unknown_author(rules.corpus),
                 "cross_topic": rules.cross_topic,
-                "texts_without_topic_excluded": rules.n_without_topic,
-                "n_train_texts": len(train) if train is not None else 0,
-                "train_policy": self.train_policy}
+                "texts_without_topic_excluded": rules.n_without_topic}
 
 
 class OneToOne(_AIDBench):
@@ -148,18 +242,16 @@ class OneToOne(_AIDBench):
         return [{"mix": mix, "cross_topic": rules.cross_topic} for mix in MIXES
                 if n_pos >= parse_mix(mix)[0] and n_neg >= parse_mix(mix)[1]]
 
-    def sample(self, data, setting: dict, seed: int) -> Task:
-        corpus = _require_corpus(data, self.name)
+    def _draw(self, corpus: Corpus, setting: dict, seed: int):
         n_pos, n_neg = parse_mix(setting.get("mix", "100/100"))
         cross = self._cross_topic(corpus, setting)
         rules = PairRules(corpus, cross)
         test = labelled_pairs(rules, n_pos, n_neg, np.random.default_rng(seed),
                               f"{self.name}-{seed}", f"{corpus.name}:{self.name}")
         used = pd.Index(corpus.ids).get_indexer(np.r_[test.frame["id_a"], test.frame["id_b"]])
-        train = self._train(corpus, set(used.tolist()))
-        info = self._info(seed, setting, rules, train, n_pairs=len(test), n_positive=n_pos,
+        info = self._info(seed, setting, rules, n_pairs=len(test), n_positive=n_pos,
                           n_negative=n_neg)
-        return Task(self.name, dict(setting), seed, train, test, info)
+        return test, set(used.tolist()), info
 
     def evaluate(self, method, task: Task) -> pd.DataFrame:
         est = fit_clone(method, task.train)
@@ -173,8 +265,9 @@ class OneToTwo(_AIDBench):
 
     name = "aidbench_one_to_two"
 
-    def __init__(self, n_triplets: int = 200, train_policy: str = "disjoint_authors"):
-        super().__init__(train_policy)
+    def __init__(self, n_triplets: int = 200, train_policy: str = "auto",
+                 min_train_authors: int = 20, reserve_fraction: float = 0.2):
+        super().__init__(train_policy, min_train_authors, reserve_fraction)
         self.n_triplets = n_triplets
 
     def settings(self, data) -> list[dict]:
@@ -185,8 +278,7 @@ class OneToTwo(_AIDBench):
         return ([{"cross_topic": rules.cross_topic}] if _n_triplets(rules) >= self.n_triplets
                 else [])
 
-    def sample(self, data, setting: dict, seed: int) -> Task:
-        corpus = _require_corpus(data, self.name)
+    def _draw(self, corpus: Corpus, setting: dict, seed: int):
         cross = self._cross_topic(corpus, setting)
         n = int(setting.get("n_triplets", self.n_triplets))
         rules = PairRules(corpus, cross)
@@ -217,10 +309,9 @@ class OneToTwo(_AIDBench):
                             "b_id": ids[b], "b": texts[b], "answer": answer})
         test = Triplets(pd.DataFrame(records))
         used = {i for r in rows for i in r[:3]}
-        train = self._train(corpus, used)
-        info = self._info(seed, setting, rules, train, n_triplets=n,
+        info = self._info(seed, setting, rules, n_triplets=n,
                           answer_in_slot_b=int(sum(r[3] for r in rows)))
-        return Task(self.name, dict(setting), seed, train, test, info)
+        return test, used, info
 
     def evaluate(self, method, task: Task) -> pd.DataFrame:
         est = fit_clone(method, task.train)
@@ -244,8 +335,9 @@ class OneToMany(_AIDBench):
     RAG = ((50, 10), (200, 50))  # (pool_size, keep): "50 filter 10", "200 filter 50"
 
     def __init__(self, n_groups: int = 10, n_repeats: int = 3, texts_per_author: int = 10,
-                 first_stage=None, ks=(1, 3, 5), train_policy: str = "disjoint_authors"):
-        super().__init__(train_policy)
+                 first_stage=None, ks=(1, 3, 5), train_policy: str = "auto",
+                 min_train_authors: int = 20, reserve_fraction: float = 0.2):
+        super().__init__(train_policy, min_train_authors, reserve_fraction)
         self.n_groups = n_groups
         self.n_repeats = n_repeats
         self.texts_per_author = texts_per_author
@@ -273,8 +365,7 @@ class OneToMany(_AIDBench):
                     out.append({"pool_size": pool, "keep": keep, **extra})
         return out
 
-    @staticmethod
-    def _column(corpus: Corpus, setting: dict) -> str:
+    def _column(self, corpus: Corpus, setting: dict) -> str:
         if setting.get("first_author", True):
             return "author"
         if "authors" not in corpus.frame.columns:
@@ -315,8 +406,7 @@ class OneToMany(_AIDBench):
         return n, k, None
 
     # -- sampling ------------------------------------------------------------------------
-    def sample(self, data, setting: dict, seed: int) -> Task:
-        corpus = _require_corpus(data, self.name)
+    def _draw(self, corpus: Corpus, setting: dict, seed: int):
         column = self._column(corpus, setting)
         n_authors, k, keep = self._shape(setting)
         n_groups = int(setting.get("n_groups", self.n_groups))
@@ -347,7 +437,6 @@ class OneToMany(_AIDBench):
                     candidates=tuple(texts[cands]), relevant=relevant, group=group,
                     repeat=repeat, authors=tuple(chosen)))
                 used.update(members.tolist())
-        train = self._train(corpus, used, column, sets)
         n_rel = np.array([q.relevant.sum() for q in queries])
         info = {"seed": seed, "setting": dict(setting), "n_authors": n_authors,
                 "texts_per_author": k, "pool_size": n_authors * k,
@@ -355,10 +444,8 @@ class OneToMany(_AIDBench):
                 "n_queries": len(queries), "n_groups": n_groups, "n_repeats": n_repeats,
                 "author_column": column, "eligible_authors": len(eligible),
                 "unknown_author_texts_excluded": _n_unknown_author(corpus),
-                "relevant_min": int(n_rel.min()), "relevant_max": int(n_rel.max()),
-                "n_train_texts": len(train) if train is not None else 0,
-                "train_policy": self.train_policy}
-        return Task(self.name, dict(setting), seed, train, queries, info)
+                "relevant_min": int(n_rel.min()), "relevant_max": int(n_rel.max())}
+        return queries, used, info
 
     @staticmethod
     def _draw_group(corpus, names, eligible, sets, n_authors, k, rng, max_tries: int = 100):

@@ -197,10 +197,14 @@ def _draw_pairs(corpus: Corpus, n: int, seed: int, name: str) -> PairSet:
 class RethinkingAV(Protocol):
     """The five Rethinking-AV setups as a protocol; metrics are PAN's on the test pairs.
 
-    ``n_pairs``: pairs drawn per split from a Corpus (train, val, test).
+    ``n_pairs``: pairs drawn per split from a Corpus (train, val, test). ``settings`` offers a
+    split only when it can be sampled with each of ``PROBE_SEEDS`` (the reference grid's
+    seeds); asking for an infeasible split (or another seed that fails) raises a
+    :class:`ProtocolError` saying which part lacks what.
     """
 
     name = "rethinking_av"
+    PROBE_SEEDS = (0, 1, 2)
 
     def __init__(self, val_fraction: float = 0.15, test_fraction: float = 0.15,
                  n_pairs: dict | None = None):
@@ -218,7 +222,18 @@ class RethinkingAV(Protocol):
             ok = {"authors", "topics"} <= set(data.frame.columns) and data.labelled
         else:
             ok = False
-        return [{"split": s} for s in SPLITS] if ok else []
+        if not ok:
+            return []
+        return [{"split": s} for s in SPLITS if self._feasible(data, s)]
+
+    def _feasible(self, data, split: str) -> bool:
+        """Whether ``split`` can be sampled with every seed in ``PROBE_SEEDS``."""
+        try:
+            for seed in self.PROBE_SEEDS:
+                self.sample(data, {"split": split}, seed)
+        except ProtocolError:
+            return False
+        return True
 
     def sample(self, data, setting: dict, seed: int) -> Task:
         split = setting.get("split")
