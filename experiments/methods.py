@@ -15,6 +15,8 @@ from typing import Callable
 
 from baselines import registry
 from baselines.base import Verifier
+from baselines.masked import MaskedVerifier
+from stylo.features import EntityMasker, TextDistortion
 
 __all__ = ["DEFAULT_OPTIONS", "MASKINGS", "METHODS", "MethodOptions", "MethodSpec", "Masked",
            "Registered", "available_methods", "key_options"]
@@ -67,7 +69,18 @@ METHODS: dict[str, MethodSpec] = {name: MethodSpec(Registered(name))
 #: masking name -> wrapper taking an unfitted Verifier and returning one that masks its input
 #: texts (topic words, named entities) before scoring; the with-vs-without masking comparison
 #: of the Rethinking-AV splits runs every registered masking
-MASKINGS: dict[str, Callable[[Verifier], Verifier]] = {}
+def _text_distortion(verifier: Verifier) -> Verifier:
+    return MaskedVerifier(verifier, TextDistortion(k=300, method="dv_ma"))
+
+
+def _entity_masking(verifier: Verifier) -> Verifier:
+    return MaskedVerifier(verifier, EntityMasker())
+
+
+MASKINGS: dict[str, Callable[[Verifier], Verifier]] = {
+    "distortion_dv_ma_300": _text_distortion,
+    "entity_masking": _entity_masking,
+}
 
 
 def available_methods(options: MethodOptions, methods: dict[str, MethodSpec] = METHODS

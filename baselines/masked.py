@@ -1,0 +1,75 @@
+"""Topic masking in front of any verifier: the with-vs-without comparison of topic-controlled
+splits (Stamatatos 2017 text distortion; named-entity masking as in "Rethinking the
+authorship verification experimental setups", Brad et al. 2022).
+
+``MaskedVerifier(verifier, masker)`` fits ``masker`` (a text-to-text transformer from
+:mod:`stylo.features.masking`) on the training texts, masks every text the inner verifier
+sees (training and test alike), and otherwise behaves exactly like the inner verifier.
+"""
+
+from __future__ import annotations
+
+from sklearn.base import clone
+
+from baselines.base import Verifier
+from stylo.corpus import Corpus, PairSet
+
+__all__ = ["MaskedVerifier"]
+
+
+class MaskedVerifier(Verifier):
+    """``verifier`` applied to texts rewritten by ``masker``.
+
+    Parameters
+    ----------
+    verifier : an unfitted :class:`~baselines.base.Verifier`.
+    masker : a scikit-learn transformer mapping ``list[str]`` to ``list[str]``
+        (``TextDistortion``, ``EntityMasker``), fitted on the training texts.
+    """
+
+    def __init__(self, verifier: Verifier, masker):
+        self.verifier = verifier
+        self.masker = masker
+
+    @property
+    def requires_fit(self) -> bool:  # as demanding as the wrapped method
+        return self.verifier.requires_fit
+
+    def _fit_impl(self, X, y) -> None:
+        if not isinstance(self.verifier, Verifier):
+            raise TypeError(f"verifier must be a Verifier, got {type(self.verifier).__name__}")
+        self.masker_ = clone(self.masker)
+        if X is None:
+            # nothing to learn a vocabulary from: the masker must work unfitted-as-fitted
+            self.masker_.fit([])
+            self.verifier_ = clone(self.verifier).fit(None)
+            return
+        self.masker_.fit(self._texts_of(X))
+        self.verifier_ = clone(self.verifier).fit(self._mask_data(X))
+
+    @staticmethod
+    def _texts_of(X) -> list[str]:
+        if isinstance(X, Corpus):
+            return X.texts
+        return [t for known in X.known for t in known] + X.unknown
+
+    def _mask(self, texts: list[str]) -> list[str]:
+        return list(self.masker_.transform(texts))
+
+    def _mask_data(self, X):
+        if isinstance(X, Corpus):
+            return Corpus(X.frame.assign(text=self._mask(X.texts)), name=f"{X.name}:masked")
+        known = [self._mask(k) for k in X.known]
+        frame = X.frame.assign(unknown=self._mask(X.unknown))
+        frame["known"] = known
+        return PairSet(frame, name=f"{X.name}:masked")
+
+    def _score_impl(self, texts_a, texts_b):
+        return self.verifier_.score_pairs(self._mask(texts_a), self._mask(texts_b))
+
+    def _problem_impl(self, known_lists, unknowns):
+        return self.verifier_._problem_impl([self._mask(k) for k in known_lists],
+                                            self._mask(unknowns))
+
+    def _rank_impl(self, query, candidates):
+        return self.verifier_.rank(self._mask([query])[0], self._mask(candidates))

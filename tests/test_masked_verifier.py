@@ -1,0 +1,54 @@
+import numpy as np
+import pytest
+from sklearn.exceptions import NotFittedError
+
+from baselines.base import Verifier
+from baselines.masked import MaskedVerifier
+from experiments.methods import MASKINGS
+from stylo.corpus import Corpus, PairSet
+from stylo.features import EntityMasker, TextDistortion
+
+
+class _Recorder(Verifier):
+    """Scores 1 when both texts are identical; remembers every text it was shown."""
+
+    def __init__(self, tag: str = ""):
+        self.tag = tag
+
+    def _fit_impl(self, X, y):
+        self.seen_fit_ = X.texts if isinstance(X, Corpus) else X.unknown
+
+    def _score_impl(self, a, b):
+        self.seen_ = list(a) + list(b)
+        return np.array([float(x == y) for x, y in zip(a, b)])
+
+
+def test_masking_applies_to_training_and_test_texts():
+    train = Corpus.from_lists(["Alice met Bob in Paris.", "Then Carol went home."], ["x", "y"])
+    v = MaskedVerifier(_Recorder(), EntityMasker()).fit(train)
+    assert v.verifier_.seen_fit_ == ["Alice met @ in @.", "Then @ went home."]
+    # two texts that differ only in their named entities become identical
+    s = v.score_pairs(["We saw Dave in Rome."], ["We saw Erin in Oslo."])
+    assert s.tolist() == [1.0]
+    assert v.verifier_.seen_ == ["We saw @ in @.", "We saw @ in @."]
+
+
+def test_distortion_vocabulary_comes_from_training_texts_only():
+    train = PairSet.from_lists(["the cat and the dog"], ["the end and more"], same=[True])
+    v = MaskedVerifier(_Recorder(), TextDistortion(k=2)).fit(train)
+    assert v.masker_.transform(["the zebra and"])[0] == "the ***** and"
+    assert v.score_pairs(["the owl"], ["the elk"]).tolist() == [1.0]
+
+
+def test_wrapper_keeps_the_contract():
+    v = MaskedVerifier(_Recorder(), EntityMasker())
+    with pytest.raises(NotFittedError):
+        v.score_pairs(["a"], ["b"])
+    with pytest.raises(TypeError, match="must be a Verifier"):
+        MaskedVerifier("nope", EntityMasker()).fit(Corpus.from_lists(["a b"], ["x"]))
+
+
+def test_registered_maskings_wrap_any_method():
+    for name, wrap in MASKINGS.items():
+        wrapped = wrap(_Recorder(tag=name))
+        assert isinstance(wrapped, MaskedVerifier) and wrapped.verifier.tag == name
