@@ -40,3 +40,16 @@ def effective_n_jobs(n_jobs) -> int:
     if n_jobs < 0:
         return max(1, (os.cpu_count() or 1) + 1 + int(n_jobs))
     return int(n_jobs)
+
+
+class TextInputMixin:
+    """scikit-learn tags of a transformer whose input is a list of raw strings, not a 2-D
+    array (so the numeric estimator checks that cannot apply to text are skipped, as for
+    ``CountVectorizer``)."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = False
+        tags.input_tags.string = True
+        tags.requires_fit = True
+        return tags

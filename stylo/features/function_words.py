@@ -12,7 +12,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from stylo.features import _kernels as K
-from stylo.features._validation import check_texts
+from stylo.features._validation import TextInputMixin, check_texts
 from stylo.features.ngrams import _N_CODEPOINTS, CharNgrams, WordNgrams, _Chunk, _table
 
 __all__ = ["FunctionWords", "function_words", "PUNCTUATION", "CHAR_CLASSES"]
@@ -48,7 +48,7 @@ def _class_table() -> np.ndarray:
     return table
 
 
-class FunctionWords(TransformerMixin, BaseEstimator):
+class FunctionWords(TextInputMixin, TransformerMixin, BaseEstimator):
     """Relative frequencies of function words in each text.
 
     Feature ``w`` = occurrences of token ``w`` / number of tokens in the text (0 for a text
@@ -115,13 +115,6 @@ class FunctionWords(TransformerMixin, BaseEstimator):
         if self.char_classes:
             names += [f"class:{c}" for c in CHAR_CLASSES]
         return np.array(names, dtype=object)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.two_d_array = False
-        tags.input_tags.string = True
-        tags.requires_fit = True
-        return tags
 
 
 def _divide_rows(X, totals):

@@ -16,7 +16,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from stylo.features._validation import check_texts
+from stylo.features._validation import TextInputMixin, check_texts
 from stylo.features.function_words import function_words
 
 __all__ = ["TextDistortion", "EntityMasker"]
@@ -25,16 +25,7 @@ _WORD = re.compile(r"[^\W\d_]+")  # maximal runs of letters
 _DIGITS = re.compile(r"\d+")
 
 
-class _TextTransformer(TransformerMixin, BaseEstimator):
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.two_d_array = False
-        tags.input_tags.string = True
-        tags.requires_fit = True
-        return tags
-
-
-class TextDistortion(_TextTransformer):
+class TextDistortion(TextInputMixin, TransformerMixin, BaseEstimator):
     """Mask all but the ``k`` most frequent words (Stamatatos 2017).
 
     Words are maximal runs of letters; frequencies are counted case-insensitively on the
@@ -92,7 +83,7 @@ _TOKENS = re.compile(
 _SENTENCE_END = re.compile(r"[.!?\u2026\n]")
 
 
-class EntityMasker(_TextTransformer):
+class EntityMasker(TextInputMixin, TransformerMixin, BaseEstimator):
     """Replace probable named entities and numbers by placeholders, with fixed rules.
 
     Rules, applied left to right over tokens (no model, no download):

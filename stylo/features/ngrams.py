@@ -28,7 +28,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from stylo.features import _kernels as K
 from stylo.features import _reference as R
-from stylo.features._validation import check_texts, effective_n_jobs
+from stylo.features._validation import TextInputMixin, check_texts, effective_n_jobs
 
 __all__ = ["CharNgrams", "WordNgrams", "TOKEN_PATTERN"]
 
@@ -86,7 +86,7 @@ def _split(docs: list[str], n_chunks: int) -> list[list[str]]:
     return [docs[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
 
 
-class _NgramCounts(TransformerMixin, BaseEstimator):
+class _NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
     """Shared fit/transform logic; subclasses turn texts into symbol segments."""
 
     _analyzers: tuple[str, ...] = ()
@@ -395,13 +395,6 @@ class _NgramCounts(TransformerMixin, BaseEstimator):
 
     def _fit_vocabulary(self, terms, max_n):
         raise NotImplementedError
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.two_d_array = False
-        tags.input_tags.string = True
-        tags.requires_fit = True
-        return tags
 
 
 class CharNgrams(_NgramCounts):
