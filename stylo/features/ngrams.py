@@ -396,6 +396,19 @@ class _NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
     def _fit_vocabulary(self, terms, max_n):
         raise NotImplementedError
 
+    def _set_vocabulary(self, terms, symbol_ids, n_symbols, max_n):
+        """Record the terms; pack each term's symbol ids (1-based) into one int64 key when
+        ``max_n`` ids of ``n_symbols`` symbols fit in 63 bits, else use the exact slow path."""
+        bits = int(n_symbols).bit_length()
+        self.n_features_out_ = len(terms)
+        self._names = np.array(terms, dtype=object)
+        self._packed_ = bits * max_n <= 63
+        if not self._packed_:
+            return
+        self._bits_ = bits
+        self.ngram_keys_ = np.array([R.pack(ids, bits, max_n) if 0 < len(ids) <= max_n else -1
+                                     for ids in symbol_ids], dtype=np.int64)
+
 
 class CharNgrams(_NgramCounts):
     """Character n-gram counts, exactly those of ``CountVectorizer(analyzer=...)``.
@@ -471,18 +484,8 @@ class CharNgrams(_NgramCounts):
     def _fit_vocabulary(self, terms, max_n):
         chars = sorted(set("".join(terms)) | {" "})
         self.alphabet_ = np.array([ord(c) for c in chars], dtype=np.int32)
-        bits = int(len(chars)).bit_length()
-        self.n_features_out_ = len(terms)
-        self._names = np.array(terms, dtype=object)
-        if bits * max_n > 63:
-            self._packed_ = False
-            return
-        self._packed_ = True
-        self._bits_ = bits
         sym = {c: i + 1 for i, c in enumerate(chars)}
-        self.ngram_keys_ = np.array(
-            [R.pack([sym[c] for c in t], bits, max_n) if 0 < len(t) <= max_n else -1
-             for t in terms], dtype=np.int64)
+        self._set_vocabulary(terms, [[sym[c] for c in t] for t in terms], len(chars), max_n)
 
     def _decode_names(self):
         min_n, max_n = self.ngram_range
@@ -562,17 +565,8 @@ class WordNgrams(_NgramCounts):
     def _fit_vocabulary(self, terms, max_n):
         split = [t.split(" ") for t in terms]
         self._set_tokens(sorted(set().union(*map(set, split))))
-        bits = int(len(self.tokens_)).bit_length()
-        self.n_features_out_ = len(terms)
-        self._names = np.array(terms, dtype=object)
-        if bits * max_n > 63:
-            self._packed_ = False
-            return
-        self._packed_ = True
-        self._bits_ = bits
-        self.ngram_keys_ = np.array(
-            [R.pack([self._token_index[w] for w in ws], bits, max_n) if len(ws) <= max_n
-             else -1 for ws in split], dtype=np.int64)
+        self._set_vocabulary(terms, [[self._token_index[w] for w in ws] for ws in split],
+                             len(self.tokens_), max_n)
 
     def _decode_names(self):
         min_n, max_n = self.ngram_range
