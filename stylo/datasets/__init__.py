@@ -121,7 +121,8 @@ def _parse_span(span, path, lineno) -> tuple[int, int]:
         try:
             span = json.loads(span)
         except json.JSONDecodeError:
-            raise DataError(f"{path}:{lineno}: known_spans entry {span!r} is not [start, end]")
+            raise DataError(f"{path}:{lineno}: known_spans entry {span!r} is not "
+                            f"[start, end]") from None
     if (not isinstance(span, (list, tuple)) or len(span) != 2
             or not all(isinstance(x, int) for x in span)):
         raise DataError(f"{path}:{lineno}: known_spans entry {span!r} is not [start, end]")

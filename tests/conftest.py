@@ -1,0 +1,29 @@
+"""Shared test helpers: real datasets are used when present and skipped with a reason if not."""
+
+from __future__ import annotations
+
+import pytest
+
+from stylo.datasets import DatasetNotAvailable, load
+
+
+def load_or_skip(name: str, **options):
+    """Load a registered dataset, or skip the test saying which dataset is missing."""
+    try:
+        return load(name, **options)
+    except DatasetNotAvailable as exc:
+        pytest.skip(f"dataset {name!r} not available: {exc}")
+
+
+@pytest.fixture(scope="session")
+def dataset():
+    """``dataset(name, **options)`` loads a real corpus or skips the test."""
+    cache = {}
+
+    def _get(name, **options):
+        key = (name, tuple(sorted(options.items())))
+        if key not in cache:
+            cache[key] = load_or_skip(name, **options)
+        return cache[key]
+
+    return _get

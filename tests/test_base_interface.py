@@ -1,0 +1,108 @@
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+
+from baselines.base import NO_ANSWER, Verifier, training_pairs
+from baselines.random_guess import RandomGuess
+from stylo.corpus import Corpus, PairSet
+
+
+class _LengthRatio(Verifier):
+    """A tiny concrete verifier: shorter/longer length ratio."""
+
+    def __init__(self, offset: float = 0.0):
+        self.offset = offset
+
+    def _fit_impl(self, X, y):
+        self.n_train_ = len(X)
+
+    def _score_impl(self, a, b):
+        la = np.array([len(x) for x in a], float)
+        lb = np.array([len(x) for x in b], float)
+        return np.minimum(la, lb) / np.maximum(la, lb) + self.offset
+
+
+@pytest.fixture
+def corpus():
+    return Corpus.from_lists([f"text number {i} " * (i % 4 + 1) for i in range(20)],
+                             [f"a{i % 5}" for i in range(20)])
+
+
+def test_not_fitted_error_before_fit():
+    with pytest.raises(NotFittedError):
+        _LengthRatio().score_pairs(["a"], ["b"])
+    with pytest.raises(NotFittedError):
+        _LengthRatio().rank("q", ["a", "b"])
+
+
+def test_fit_validates_and_returns_self(corpus):
+    v = _LengthRatio()
+    assert v.fit(corpus) is v and v.n_train_ == 20
+    with pytest.raises(TypeError, match="PairSet or a Corpus"):
+        _LengthRatio().fit(["a", "b"])
+    with pytest.raises(ValueError, match="needs training data"):
+        _LengthRatio().fit()
+    assert clone(v).get_params() == {"offset": 0.0}
+
+
+def test_empty_texts_give_no_answer_with_a_warning(corpus):
+    v = _LengthRatio().fit(corpus)
+    with pytest.warns(UserWarning, match="1 pair"):
+        s = v.score_pairs(["abc", "  ", "abcd"], ["abc", "x", "ab"])
+    assert s[1] == NO_ANSWER and s[0] == 1.0 and s[2] == 0.5
+
+
+def test_bad_inputs_are_clear(corpus):
+    v = _LengthRatio().fit(corpus)
+    with pytest.raises(TypeError, match=r"texts_b\[1\] is NoneType"):
+        v.score_pairs(["a", "b"], ["a", None])
+    with pytest.raises(ValueError, match="2 items but texts_b has 1"):
+        v.score_pairs(["a", "b"], ["a"])
+    with pytest.raises(TypeError, match="not a single string"):
+        v.score_pairs("ab", "ab")
+
+
+def test_scores_are_clipped_into_unit_interval(corpus):
+    s = _LengthRatio(offset=0.7).fit(corpus).score_pairs(["aa", "a"], ["aa", "aaaa"])
+    assert s.tolist() == [1.0, 0.95]
+
+
+def test_rank_choose_and_problems(corpus):
+    v = _LengthRatio().fit(corpus)
+    assert v.choose("aaaa", "a", "aaa") == 1 and v.choose("aaaa", "aaaa", "a") == 0
+    ps = PairSet.from_lists([["ab", "cd"], "a"], ["abcde", "a"], same=[True, False])
+    assert v.score_problems(ps).tolist() == [5 / 6, 1.0]  # known joined: "ab\n\ncd"
+
+
+def test_training_pairs_from_corpus_are_labelled_right(corpus):
+    ps = training_pairs(corpus, n_pairs=41, seed=1)
+    assert len(ps) == 41 and ps.labels.sum() == 20
+    author_of = dict(zip(corpus.texts, corpus.authors))
+    for a, b, same in zip(ps.known_joined, ps.unknown, ps.labels):
+        assert (author_of[a] == author_of[b]) == same
+        if same:
+            assert a != b
+    again = training_pairs(corpus, n_pairs=41, seed=1)
+    assert again.known == ps.known and again.unknown == ps.unknown
+    with pytest.raises(ValueError, match="two authors"):
+        training_pairs(Corpus.from_lists(["a", "b"], ["x", "x"]))
+
+
+def test_random_guess_is_seeded_and_order_free():
+    rg = RandomGuess(random_state=7).fit()
+    a, b = ["one", "two", "three"], ["uno", "dos", "tres"]
+    s = rg.score_pairs(a, b)
+    assert np.all((s >= 0) & (s < 1)) and len(set(s)) == 3
+    assert rg.score_pairs(a[::-1], b[::-1]).tolist() == s[::-1].tolist()
+    assert not np.array_equal(RandomGuess(random_state=8).fit().score_pairs(a, b), s)
+    r = rg.rank("q", ["same", "same", "other"])
+    assert len(set(r)) == 3
+
+
+def test_random_guess_ranks_are_uniform_permutations():
+    # the top slot among 4 candidates should be each candidate ~1/4 of the time
+    cands = ["c0", "c1", "c2", "c3"]
+    tops = np.bincount([int(np.argmax(RandomGuess(random_state=s).fit().rank("q", cands)))
+                        for s in range(4000)], minlength=4)
+    assert np.all(np.abs(tops / 4000 - 0.25) < 0.03)

@@ -1,0 +1,159 @@
+import gzip
+import json
+
+import numpy as np
+import pytest
+
+from stylo.corpus import Corpus, PairSet
+from stylo.datasets import (DataError, DatasetNotAvailable, available, data_roots, load,
+                            load_pan20_format, registry)
+
+
+def _write_jsonl(path, lines):
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "wt", encoding="utf-8") as fh:
+        for line in lines:
+            fh.write(line if isinstance(line, str) else json.dumps(line))
+            fh.write("\n")
+
+
+@pytest.fixture
+def tiny_root(tmp_path, monkeypatch):
+    """A $STYLO_DATA folder holding a fake `enron` with three authors, checksum ignored."""
+    folder = tmp_path / "enron"
+    folder.mkdir()
+    rows = [{"id": f"t{i}", "author": "abc"[i % 3], "text": f"text {i}\r\nline two " * (i + 1)}
+            for i in range(12)]
+    _write_jsonl(folder / "texts.jsonl", rows)
+    monkeypatch.setenv("STYLO_DATA", str(tmp_path))
+    return folder
+
+
+def test_registry_lists_every_shared_folder():
+    names = set(registry())
+    for expected in ["blog", "enron", "federalist", "guardian", "imdb62", "mlpapers",
+                     "pan13_av_en", "pan14_av", "pan15_av_en", "pan18_cdaa", "pan19_cdaa",
+                     "pan20_av_test_labels"]:
+        assert expected in names
+    assert registry()["guardian"].get("topic_field") == "topic"
+
+
+def test_stylo_data_takes_precedence(tiny_root):
+    assert data_roots()[0] == tiny_root.parent
+    c = load("enron", verify=False)
+    assert len(c) == 12 and set(c.authors) == {"a", "b", "c"}
+
+
+def test_checksum_mismatch_names_the_file(tiny_root):
+    with pytest.raises(DataError, match=r"texts\.jsonl: checksum mismatch"):
+        load("enron")
+
+
+def test_newlines_normalised_by_default_and_optional(tiny_root):
+    assert all("\r" not in t for t in load("enron", verify=False).texts)
+    assert any("\r\n" in t for t in load("enron", verify=False, normalize_newlines=False).texts)
+
+
+@pytest.mark.parametrize("bad, message", [
+    ('{"id": "x", "author": "a", "text": "ok"', "malformed JSON"),
+    ('["not", "an", "object"]', "expected a JSON object"),
+    ('{"id": "x", "text": "no author"}', r"missing field\(s\) \['author'\]"),
+    ('{"id": "x", "author": "a", "text": "   "}', "field 'text' is empty"),
+    ('{"id": "x", "author": "a", "text": 3}', "field 'text' must be a string"),
+])
+def test_bad_lines_name_file_and_line(tiny_root, bad, message):
+    path = tiny_root / "texts.jsonl"
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(bad + "\n")
+    with pytest.raises(DataError, match=rf"texts\.jsonl:13: {message}"):
+        load("enron", verify=False)
+
+
+def test_unknown_and_missing_datasets_are_clear(tmp_path, monkeypatch):
+    with pytest.raises(DatasetNotAvailable, match="unknown dataset 'nope'"):
+        load("nope")
+    with pytest.raises(DatasetNotAvailable, match="no sub-corpus 'xx'"):
+        load("pan14_av/xx")
+    monkeypatch.setenv("STYLO_DATA", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    import stylo.datasets as ds
+    monkeypatch.setattr(ds, "_REPO_ROOT", tmp_path / "repo")
+    with pytest.raises(DatasetNotAvailable, match="not available on this machine.*guardian"):
+        load("guardian")
+    assert not available()["available"].any()
+
+
+def test_filters_are_explicit_and_counted(tiny_root):
+    c = load("enron", verify=False, min_tokens=10, per_author=2, seed=3)
+    steps = [(s.name, s.before, s.after) for s in c.history]
+    assert steps[0] == ("min_tokens=10", 12, 10)  # 4 tokens per repeat, i + 1 repeats
+    assert steps[1][0] == "per_author=2" and steps[1][2] == len(c) == 6
+    again = load("enron", verify=False, min_tokens=10, per_author=2, seed=3)
+    assert list(again.ids) == list(c.ids)
+    other = [list(load("enron", verify=False, per_author=2, seed=s).ids) for s in range(6)]
+    assert len({tuple(o) for o in other}) > 1
+
+
+def test_filter_on_absent_value_is_an_error(tiny_root):
+    with pytest.raises(ValueError, match="no rows with author='zz'"):
+        load("enron", verify=False, author="zz")
+
+
+def test_pan20_format_reader(tmp_path):
+    _write_jsonl(tmp_path / "pairs.jsonl", [
+        {"id": "p1", "fandoms": ["f1", "f2"], "pair": ["known one", "unknown one"]},
+        {"id": "p2", "fandoms": ["f3", "f3"], "pair": ["known two", "unknown two"]}])
+    unlabelled = load_pan20_format(tmp_path)
+    assert not unlabelled.labelled and unlabelled.known == [["known one"], ["known two"]]
+    _write_jsonl(tmp_path / "truth.jsonl", [{"id": "p1", "same": True, "authors": ["a", "a"]},
+                                            {"id": "p2", "same": False, "authors": ["b", "c"]}])
+    ps = load_pan20_format(tmp_path)
+    assert list(ps.labels) == [True, False] and ps.frame["authors"][1] == ["b", "c"]
+    _write_jsonl(tmp_path / "truth.jsonl", [{"id": "p1", "same": True}])
+    with pytest.raises(DataError, match="ids do not match"):
+        load_pan20_format(tmp_path)
+
+
+def test_corpus_api():
+    c = Corpus.from_lists(["a b", "c d", "e f"], ["x", "y", "x"], topics=["t1", "t2", "t2"])
+    assert {k: list(v) for k, v in c.by_author().items()} == {"x": [0, 2], "y": [1]}
+    sub = c.subset(["2", "0"])
+    assert list(sub.texts) == ["e f", "a b"] and sub.has_topics
+    assert list(c.subset(np.array([False, True, False])).authors) == ["y"]
+    with pytest.raises(KeyError):
+        c.subset(["9"])
+    with pytest.raises(ValueError, match="duplicate ids"):
+        Corpus.from_lists(["a", "b"], ["x", "y"], ids=["1", "1"])
+    assert "text" not in c.metadata.columns and len(c.to_frame()) == 3
+
+
+# ---- real data --------------------------------------------------------------------------
+
+def test_pan14_known_documents_are_kept_separate(dataset):
+    ps = dataset("pan14_av/sp_articles", normalize_newlines=False)
+    assert isinstance(ps, PairSet) and len(ps) == 200
+    assert all(len(k) == 5 for k in ps.known)
+    # joining the separate documents with the corpus's separator gives back pair[0] exactly
+    path = [r for r in data_roots() if (r / "pan14_av").exists()][0] / "pan14_av/pairs.jsonl.gz"
+    with gzip.open(path, "rt", encoding="utf-8", newline="") as fh:
+        raw = {json.loads(line)["id"]: json.loads(line)["pair"][0] for line in fh}
+    for pid, known in zip(ps.ids, ps.known):
+        assert "\n\n".join(known) == raw[pid]
+
+
+def test_pan14_subcorpora_and_splits(dataset):
+    en = dataset("pan14_av/en_novels", split="test")
+    assert len(en) == 200 and en.labels.sum() == 100
+    assert set(en.frame["corpus"]) == {"en_novels"}
+    assert [(s.name, s.before, s.after) for s in en.history] == [
+        ("split=test", 1442, 746), ("corpus=en_novels", 746, 200)]
+
+
+def test_real_corpora_counts_match_their_source_notes(dataset):
+    assert dataset("blog").summary()["texts"] == 30000
+    assert dataset("imdb62").summary()["authors"] == 62
+    fed = dataset("federalist")
+    assert int(fed.frame["disputed"].sum()) == 12
+    g = dataset("guardian")
+    assert g.has_topics and set(g.topics) == {"books", "politics", "society", "uk", "world"}
+    assert all("\r" not in t for t in dataset("pan13_av_en").unknown)
