@@ -39,15 +39,17 @@ def test_structured_chat_gives_valid_json(backend):
 
 def test_over_window_prompt_is_refused_without_a_call(backend):
     n = backend.n_backend_calls
-    out = backend.chat([{"role": "user", "content": A * 60}], max_tokens=8)
+    out = backend.chat([{"role": "user", "content": A * 200}], max_tokens=8)
     assert out.status == "over_window" and backend.n_backend_calls == n
 
 
 def test_batched_token_losses_match_the_full_logits_reference(backend):
-    """Our batched per-token losses equal llama-cpp-python's own logits_all evaluation."""
+    """Our batched per-token losses equal llama-cpp-python's own logits_all evaluation, so
+    the KV cache carries the context across forward passes."""
     from llama_cpp import Llama
     llm = backend._load()
     tokens = [llm.token_bos()] + backend._tokens(A + "\n\n" + B)
+    assert len(tokens) > backend.nll_batch  # more than one forward pass
     got = backend._token_nll(llm, tokens)
     ref_llm = Llama(model_path=backend.model_path, n_ctx=256, n_batch=256, logits_all=True,
                     n_threads=2, verbose=False)
@@ -55,7 +57,11 @@ def test_batched_token_losses_match_the_full_logits_reference(backend):
     logits = np.asarray(ref_llm.scores[:len(tokens)], dtype=np.float64)
     lse = np.log(np.exp(logits - logits.max(1, keepdims=True)).sum(1)) + logits.max(1)
     ref = lse[:-1] - logits[np.arange(len(tokens) - 1), tokens[1:]]
-    np.testing.assert_allclose(got, ref, rtol=1e-3, atol=2e-3)
+    # the first forward pass is the same computation; later ones see the context through the
+    # KV cache, and llama.cpp's batch-size-dependent quantised kernels move values slightly
+    first = -(-len(tokens) // -(-len(tokens) // backend.nll_batch))
+    np.testing.assert_allclose(got[:first - 1], ref[:first - 1], rtol=1e-4, atol=1e-4)
+    assert np.abs(got - ref).mean() < 0.05 and np.abs(got - ref).max() < 0.5
 
 
 def test_reading_a_text_first_makes_its_copy_predictable(backend):

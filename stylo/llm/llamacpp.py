@@ -167,7 +167,10 @@ class LlamaCpp(ChatBackend):
         llm.reset()
         ctx.kv_cache_clear()
         out = np.empty(len(tokens) - 1)
-        step = min(self.nll_batch, llm.n_batch)
+        # equal chunks: llama.cpp switches matmul kernels for very small batches, so a tiny
+        # last chunk would score its tokens with slightly different numerics
+        n_chunks = -(-len(tokens) // min(self.nll_batch, llm.n_batch))
+        step = -(-len(tokens) // n_chunks)
         try:
             for start in range(0, len(tokens), step):
                 chunk = tokens[start:start + step]
