@@ -57,10 +57,9 @@ def test_batched_token_losses_match_the_full_logits_reference(backend):
     logits = np.asarray(ref_llm.scores[:len(tokens)], dtype=np.float64)
     lse = np.log(np.exp(logits - logits.max(1, keepdims=True)).sum(1)) + logits.max(1)
     ref = lse[:-1] - logits[np.arange(len(tokens) - 1), tokens[1:]]
-    # the first forward pass is the same computation; later ones see the context through the
+    # the first 32 positions are the same computation; later ones see the context through the
     # KV cache, and llama.cpp's batch-size-dependent quantised kernels move values slightly
-    first = -(-len(tokens) // -(-len(tokens) // backend.nll_batch))
-    np.testing.assert_allclose(got[:first - 1], ref[:first - 1], rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(got[:32], ref[:32], rtol=1e-4, atol=1e-4)
     assert np.abs(got - ref).mean() < 0.05 and np.abs(got - ref).max() < 0.5
 
 

@@ -162,6 +162,10 @@ class OpenAICompatible(ChatBackend):
                 raw = resp.read()
         except urllib.error.HTTPError as exc:
             text = _read_error_body(exc)
+            # llama-cpp-python's server answers an unsupported response_format with HTTP 500:
+            # a request problem, not a transient one
+            if exc.code >= 500 and "response_format" in text:
+                raise _Refused(exc.code, text) from None
             if exc.code == 429 or exc.code >= 500:
                 raise _Transient(f"HTTP {exc.code}: {text[:200]}",
                                  _retry_after(exc.headers.get("Retry-After"))) from None
