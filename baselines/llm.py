@@ -1,0 +1,208 @@
+"""Language models as authorship methods: AIDBench's prompted judge and a likelihood verifier.
+
+:class:`PromptedLLM` asks a chat model AIDBench's questions (Wen et al., "AIDBench: A benchmark
+for evaluating the authorship identification capability of large language models", arXiv
+2411.13226): one-to-one (same author? -> score 1 or 0), one-to-two (which of two candidates?)
+and one-to-many (rank the candidates), with any of its prompt families
+(:data:`stylo.llm.prompts.FAMILIES`). Every answer is kept in ``answers_`` with its raw text; an
+answer that cannot be parsed, names an unknown or repeated candidate, failed, or whose prompt
+exceeds the context window is an abstention: score 0.5, candidates unranked.
+
+:class:`LikelihoodVerifier` needs no instruction following, so it suits small base models: it
+measures how much reading one text first lowers a language model's per-token cross-entropy on
+the other, in both directions, and maps [mean drop, |difference|] to P(same author) with a
+logistic regression fitted on training pairs (the PAN compressor baseline's scoring).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+
+from baselines.base import NO_ANSWER, Verifier, training_pairs
+from stylo.llm import default_backend
+from stylo.llm.parse import Parsed, parse_choice, parse_ranking, parse_verdict
+from stylo.llm.prompts import FAMILIES, choose_prompt, rank_prompt, verify_prompt
+
+__all__ = ["PromptedLLM", "LikelihoodVerifier", "ranking_scores"]
+
+#: tokens to allow for the answer, by task, when ``max_tokens`` is None
+_ANSWER_TOKENS = {"verify": 16, "choose": 16, "rank": 8}
+_EXPLAIN_TOKENS = 384
+
+
+def ranking_scores(order: list[int] | None, n: int) -> np.ndarray:
+    """Scores for ``n`` candidates from a (possibly partial) ranking, most likely first.
+
+    Ranked candidates get scores in (0.5, 1], decreasing along the ranking; candidates left
+    out, or all of them when ``order`` is None (an abstention), get exactly 0.5.
+    """
+    scores = np.full(n, NO_ANSWER)
+    if order:
+        m = len(order)
+        scores[np.asarray(order)] = 0.5 + 0.5 * (m - np.arange(m)) / m
+    return scores
+
+
+class PromptedLLM(Verifier):
+    """AIDBench's prompted verifier, chooser and ranker on any chat backend.
+
+    Parameters
+    ----------
+    backend : stylo.llm.ChatBackend or None
+        The model to ask; None uses :func:`stylo.llm.default_backend` (Gemma 3 270M in-process,
+        responses cached). Shared, never copied, by ``sklearn.clone``.
+    prompt : str
+        Prompt family: ``general``, ``topic_ignored``, ``no_linguistic``, ``no_style``,
+        ``no_topic``.
+    explain : bool
+        Ask for an ``analysis`` before the answer, as AIDBench does (many more tokens).
+    structured : bool
+        Send the answer's JSON schema for the server to enforce (where supported).
+    max_tokens : int or None
+        Answer budget in tokens; None picks a small budget per task (larger with ``explain``).
+    temperature, seed
+        Decoding parameters (part of the cache key).
+
+    Fitted attributes: ``backend_`` (the backend in use) and ``answers_`` (one dict per model
+    call: task, prompt, status, parsed answer, raw text, tokens, seconds, cached, reason).
+    """
+
+    requires_fit = False
+
+    def __init__(self, backend=None, prompt: str = "general", explain: bool = False,
+                 structured: bool = True, max_tokens: int | None = None,
+                 temperature: float = 0.0, seed: int = 0):
+        self.backend = backend
+        self.prompt = prompt
+        self.explain = explain
+        self.structured = structured
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.seed = seed
+
+    def _fit_impl(self, X, y) -> None:
+        if self.prompt not in FAMILIES:
+            raise ValueError(f"unknown prompt family {self.prompt!r}; choose from "
+                             f"{sorted(FAMILIES)}")
+        self.backend_ = self.backend if self.backend is not None else default_backend()
+        self.answers_ = []
+
+    # -- asking ----------------------------------------------------------------------------------
+    def _budget(self, task: str, n: int) -> int:
+        if self.max_tokens is not None:
+            return int(self.max_tokens)
+        base = _ANSWER_TOKENS[task] + (4 * n if task == "rank" else 0)
+        return base + (_EXPLAIN_TOKENS if self.explain else 0)
+
+    def _ask(self, task: str, prompts: list, n_candidates: list[int], parse) -> list[Parsed]:
+        requests = [{"messages": p.messages, "json_schema": p.schema if self.structured else None,
+                     "max_tokens": self._budget(task, n), "temperature": self.temperature,
+                     "seed": self.seed} for p, n in zip(prompts, n_candidates, strict=True)]
+        done = self.backend_.chat_many(requests)
+        out = []
+        for comp, n in zip(done, n_candidates, strict=True):
+            if comp.answered:
+                parsed = parse(comp.text, n)
+            else:
+                parsed = Parsed(None, comp.status, comp.error)
+            self.answers_.append({
+                "task": task, "prompt": self.prompt, "n_candidates": n,
+                "status": parsed.status, "answer": parsed.value, "raw": comp.text,
+                "finish_reason": comp.finish_reason, "prompt_tokens": comp.prompt_tokens,
+                "completion_tokens": comp.completion_tokens, "seconds": comp.seconds,
+                "cached": comp.cached, "reason": parsed.reason})
+            out.append(parsed)
+        return out
+
+    def answers_frame(self) -> pd.DataFrame:
+        """Every answer so far as a tidy table (one row per model call)."""
+        self._check_fitted()
+        return pd.DataFrame(self.answers_)
+
+    # -- the three tasks ---------------------------------------------------------------------------
+    def _score_impl(self, texts_a, texts_b):
+        prompts = [verify_prompt(a, b, self.prompt, self.explain)
+                   for a, b in zip(texts_a, texts_b, strict=True)]
+        parsed = self._ask("verify", prompts, [2] * len(prompts),
+                           lambda text, n: parse_verdict(text))
+        return np.array([NO_ANSWER if not p.ok else float(p.value) for p in parsed])
+
+    def _rank_impl(self, query, candidates):
+        n = len(candidates)
+        if n == 1:
+            return self._score_impl([query], candidates)
+        if n == 2:
+            (p,) = self._ask("choose", [choose_prompt(query, *candidates, self.prompt,
+                                                      self.explain)], [2], parse_choice)
+            return ranking_scores([p.value, 1 - p.value] if p.ok else None, 2)
+        (p,) = self._ask("rank", [rank_prompt(query, candidates, self.prompt, self.explain)],
+                         [n], parse_ranking)
+        return ranking_scores(p.value if p.ok else None, n)
+
+
+class LikelihoodVerifier(Verifier):
+    """Same author if reading one text makes the other more predictable to a language model.
+
+    For a pair (a, b) the backend evaluates the token sequences [a, b] and [b, a] (each text cut
+    to ``max_text_tokens``): H(b) - H(b | a) and H(a) - H(a | b), with H the mean per-token
+    cross-entropy in nats, are the drops. Features [mean drop, |difference|] go through a
+    logistic regression fitted on training pairs (a PairSet, or pairs drawn from a Corpus).
+
+    Parameters
+    ----------
+    backend : stylo.llm.LlamaCpp or None
+        A backend with ``sequence_nll``; None uses the default in-process model.
+    max_text_tokens : int
+        Tokens kept from the start of each text.
+    n_train_pairs : int
+        Pairs drawn when fitting on a Corpus.
+    random_state : int
+        Seed for drawing training pairs from a Corpus.
+
+    Fitted attributes: ``backend_``, ``model_`` (the logistic regression), ``features_``
+    (training features, shape (n_pairs, 2)).
+    """
+
+    def __init__(self, backend=None, max_text_tokens: int = 256, n_train_pairs: int = 200,
+                 random_state: int = 0):
+        self.backend = backend
+        self.max_text_tokens = max_text_tokens
+        self.n_train_pairs = n_train_pairs
+        self.random_state = random_state
+
+    def drops(self, texts_a, texts_b) -> np.ndarray:
+        """Cross-entropy drops, shape (n_pairs, 2): columns H(b)-H(b|a) and H(a)-H(a|b)."""
+        backend = getattr(self, "backend_", None) or self._resolve_backend()
+        out = np.empty((len(texts_a), 2))
+        for i, (a, b) in enumerate(zip(texts_a, texts_b, strict=True)):
+            h_a, h_b_given_a = backend.sequence_nll(a, b, self.max_text_tokens)
+            h_b, h_a_given_b = backend.sequence_nll(b, a, self.max_text_tokens)
+            out[i] = (h_b - h_b_given_a, h_a - h_a_given_b)
+        return out
+
+    def _resolve_backend(self):
+        backend = self.backend if self.backend is not None else default_backend()
+        if not hasattr(backend, "sequence_nll"):
+            raise TypeError(f"{type(backend).__name__} cannot score token likelihoods; "
+                            f"use stylo.llm.LlamaCpp")
+        return backend
+
+    @staticmethod
+    def _features(drops: np.ndarray) -> np.ndarray:
+        return np.column_stack([drops.mean(axis=1), np.abs(drops[:, 0] - drops[:, 1])])
+
+    def _fit_impl(self, X, y) -> None:
+        if self.max_text_tokens < 8:
+            raise ValueError(f"max_text_tokens must be >= 8, got {self.max_text_tokens}")
+        self.backend_ = self._resolve_backend()
+        pairs = training_pairs(X, n_pairs=self.n_train_pairs, seed=self.random_state)
+        labels = pairs.labels
+        if labels.all() or not labels.any():
+            raise ValueError("training pairs must contain both same- and different-author pairs")
+        self.features_ = self._features(self.drops(pairs.texts_a(), pairs.texts_b()))
+        self.model_ = LogisticRegression().fit(self.features_, labels)
+
+    def _score_impl(self, texts_a, texts_b):
+        return self.model_.predict_proba(self._features(self.drops(texts_a, texts_b)))[:, 1]

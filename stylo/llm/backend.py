@@ -1,0 +1,176 @@
+"""What every chat backend shares: the request, the cache lookup and the per-call record.
+
+A backend turns a list of chat messages into one :class:`Completion`. The public
+:meth:`ChatBackend.chat` looks the request up in the response cache, checks the prompt fits
+the model's context window, calls the model (``_call``, the one method a backend implements)
+and records every call (tokens, wall time, whether it came from the cache) in ``calls``.
+Failures end in a Completion with ``status="error"`` and the reason, never an exception, so a
+method can record an abstention and go on.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+
+import pandas as pd
+
+from stylo.llm.cache import ResponseCache, request_key
+
+__all__ = ["BackendError", "ChatBackend", "Completion", "OverWindow"]
+
+#: statuses of a Completion
+OK, TRUNCATED, ERROR, OVER_WINDOW = "ok", "truncated", "error", "over_window"
+
+
+class BackendError(RuntimeError):
+    """A call that failed for good (after any retries); the message says why."""
+
+
+class OverWindow(BackendError):
+    """The prompt does not fit the model's context window."""
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One answer. ``status`` is ``ok``, ``truncated`` (stopped at ``max_tokens``),
+    ``over_window`` (prompt too long, no call made) or ``error`` (see ``error``)."""
+
+    text: str
+    status: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    cached: bool = False
+    finish_reason: str | None = None
+    error: str = ""
+
+    @property
+    def answered(self) -> bool:
+        return self.status in (OK, TRUNCATED)
+
+
+class ChatBackend:
+    """Base class of chat-completion backends.
+
+    Parameters
+    ----------
+    model : str
+        The model name as the backend knows it (part of the cache key).
+    cache : ResponseCache, str, Path or None
+        Where responses are kept; a path opens (or creates) an sqlite file; None keeps no cache.
+    context_window : int or None
+        The model's context size in tokens; prompts that cannot fit with ``max_tokens`` are
+        refused as ``over_window``. None means unknown (the server decides).
+    """
+
+    #: the kind of backend, part of the cache key
+    kind: str = "base"
+
+    def __init__(self, model: str, cache=None, context_window: int | None = None):
+        self.model = model
+        self.cache = cache if cache is None or isinstance(cache, ResponseCache) \
+            else ResponseCache(cache)
+        self.context_window = context_window
+        self.calls: list[dict] = []
+        self._calls_lock = threading.Lock()
+
+    # -- what a backend implements -----------------------------------------------------------
+    def _call(self, request: dict) -> dict:
+        """Run ``request`` on the model; return text, finish_reason, prompt_tokens,
+        completion_tokens. Raise BackendError (or OverWindow) on failure."""
+        raise NotImplementedError
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens in ``text``; backends without a tokenizer estimate 1 token per 4 characters."""
+        return max(1, (len(text) + 3) // 4)
+
+    @property
+    def model_id(self) -> str:
+        """The model identity used in cache keys."""
+        return self.model
+
+    # -- public --------------------------------------------------------------------------------
+    def prompt_tokens(self, messages: list[dict]) -> int:
+        """Tokens the messages take, with a small allowance per message for the chat template."""
+        return sum(self.count_tokens(m["content"]) + 8 for m in messages)
+
+    def chat(self, messages: list[dict], max_tokens: int = 256, temperature: float = 0.0,
+             json_schema: dict | None = None, seed: int = 0) -> Completion:
+        """One chat completion, from the cache when the identical request was answered before.
+
+        ``json_schema`` asks for structured output where the backend supports it; the answer
+        text is returned as is either way (parsing is the caller's job).
+        """
+        request = {"messages": [{"role": m["role"], "content": m["content"]} for m in messages],
+                   "max_tokens": int(max_tokens), "temperature": float(temperature),
+                   "seed": int(seed), "json_schema": json_schema}
+        key = request_key(self.kind, self.model_id, request)
+        hit = self.cache.get(key) if self.cache is not None else None
+        if hit is not None:
+            out = Completion(text=hit["text"], status=_status(hit["finish_reason"]),
+                             prompt_tokens=hit["prompt_tokens"],
+                             completion_tokens=hit["completion_tokens"], seconds=hit["seconds"],
+                             cached=True, finish_reason=hit["finish_reason"])
+            return self._record(key, out)
+        if self.context_window is not None:
+            need = self.prompt_tokens(request["messages"]) + request["max_tokens"]
+            if need > self.context_window:
+                return self._record(key, Completion(
+                    text="", status=OVER_WINDOW, prompt_tokens=need - request["max_tokens"],
+                    error=f"prompt needs ~{need} tokens with the answer; the context window "
+                          f"is {self.context_window}"))
+        start = time.perf_counter()
+        try:
+            got = self._call(request)
+        except OverWindow as exc:
+            return self._record(key, Completion(text="", status=OVER_WINDOW, error=str(exc),
+                                                seconds=time.perf_counter() - start))
+        except BackendError as exc:
+            return self._record(key, Completion(text="", status=ERROR, error=str(exc),
+                                                seconds=time.perf_counter() - start))
+        seconds = time.perf_counter() - start
+        out = Completion(text=got["text"], status=_status(got["finish_reason"]),
+                         prompt_tokens=int(got["prompt_tokens"]),
+                         completion_tokens=int(got["completion_tokens"]), seconds=seconds,
+                         cached=False, finish_reason=got["finish_reason"])
+        if self.cache is not None:
+            self.cache.put(key, self.kind, self.model_id, request, out.text, out.finish_reason,
+                           out.prompt_tokens, out.completion_tokens, out.seconds)
+        return self._record(key, out)
+
+    def chat_many(self, requests: list[dict], max_concurrency: int = 1) -> list[Completion]:
+        """``chat(**r)`` for each request dict, ``max_concurrency`` at a time, in order."""
+        if max_concurrency <= 1 or len(requests) <= 1:
+            return [self.chat(**r) for r in requests]
+        with ThreadPoolExecutor(max_workers=max_concurrency) as pool:
+            return list(pool.map(lambda r: self.chat(**r), requests))
+
+    @property
+    def n_backend_calls(self) -> int:
+        """Calls that reached the model (not served from the cache, not refused as too long)."""
+        return sum(1 for c in self.calls if not c["cached"] and c["status"] != OVER_WINDOW)
+
+    def calls_frame(self) -> pd.DataFrame:
+        """One row per call: key, status, cached, prompt/completion tokens, seconds, error."""
+        cols = ["key", "status", "cached", "prompt_tokens", "completion_tokens", "seconds",
+                "finish_reason", "error"]
+        return pd.DataFrame(self.calls, columns=cols)
+
+    def _record(self, key: str, out: Completion) -> Completion:
+        row = asdict(out)
+        row.pop("text")
+        row["key"] = key
+        with self._calls_lock:
+            self.calls.append(row)
+        return out
+
+    # a backend holds a model or a connection pool: estimator cloning shares it, never copies
+    def __deepcopy__(self, memo):
+        return self
+
+
+def _status(finish_reason: str | None) -> str:
+    return TRUNCATED if finish_reason == "length" else OK

