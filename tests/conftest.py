@@ -7,13 +7,13 @@ import os
 import pytest
 from hypothesis import settings
 
+from stylo.datasets import DatasetNotAvailable, load
+
 # CI explores the same examples on every run, so a submission's result is reproducible;
 # locally hypothesis keeps searching with fresh random examples.
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
-
-from stylo.datasets import DatasetNotAvailable, load
 
 
 def load_or_skip(name: str, **options):
