@@ -29,21 +29,11 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from stylo.corpus import Corpus, PairSet
+from stylo.text_input import check_texts
 
 __all__ = ["Verifier", "NO_ANSWER", "check_texts", "training_pairs"]
 
 NO_ANSWER = 0.5
-
-
-def check_texts(texts, name: str = "texts") -> list[str]:
-    """Return ``texts`` as a list of str, or raise TypeError naming the first bad index."""
-    if isinstance(texts, str):
-        raise TypeError(f"{name} must be a sequence of strings, not a single string")
-    out = list(texts)
-    for i, t in enumerate(out):
-        if not isinstance(t, str):
-            raise TypeError(f"{name}[{i}] is {type(t).__name__}, expected str")
-    return out
 
 
 def training_pairs(X: PairSet | Corpus, n_pairs: int = 200, seed: int = 0) -> PairSet:

@@ -1,34 +1,9 @@
-"""Input checks shared by the text transformers."""
+"""Parameter checks and tags shared by the text transformers."""
 
 from __future__ import annotations
 
-import math
 import os
 from numbers import Integral
-
-
-def check_texts(X) -> list[str]:
-    """Return ``X`` as a list of ``str``, or raise naming the first bad item.
-
-    A single string is refused (it would be read as a sequence of one-character documents);
-    ``None`` and NaN (missing texts, e.g. from pandas) and any other non-string raise
-    ``TypeError`` with the index of the offending item. Empty strings are valid documents.
-    """
-    if isinstance(X, (str, bytes)):
-        raise TypeError("expected an iterable of str documents, got a single "
-                        f"{type(X).__name__}; wrap it in a list")
-    try:
-        items = list(X.tolist() if hasattr(X, "tolist") else X)
-    except TypeError as exc:
-        raise TypeError(f"expected an iterable of str documents, got {type(X).__name__}") from exc
-    for i, doc in enumerate(items):
-        if isinstance(doc, str):
-            continue
-        if doc is None or (isinstance(doc, float) and math.isnan(doc)):
-            raise TypeError(f"document at index {i} is missing ({doc!r}); drop or fill "
-                            "missing texts before feature extraction")
-        raise TypeError(f"document at index {i} is {type(doc).__name__}, expected str")
-    return [str(doc) for doc in items] if any(type(d) is not str for d in items) else items
 
 
 def effective_n_jobs(n_jobs) -> int:

@@ -12,7 +12,8 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from stylo.features import _kernels as K
-from stylo.features._validation import TextInputMixin, check_texts
+from stylo.features._validation import TextInputMixin
+from stylo.text_input import check_texts
 from stylo.features.ngrams import _N_CODEPOINTS, CharNgrams, WordNgrams, _Chunk, _table
 
 __all__ = ["FunctionWords", "function_words", "PUNCTUATION", "CHAR_CLASSES"]

@@ -16,7 +16,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from stylo.features._validation import TextInputMixin, check_texts
+from stylo.features._validation import TextInputMixin
+from stylo.text_input import check_texts
 from stylo.features.function_words import function_words
 
 __all__ = ["TextDistortion", "EntityMasker"]

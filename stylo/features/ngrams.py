@@ -28,7 +28,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from stylo.features import _kernels as K
 from stylo.features import _reference as R
-from stylo.features._validation import TextInputMixin, check_texts, effective_n_jobs
+from stylo.features._validation import TextInputMixin, effective_n_jobs
+from stylo.text_input import check_texts
 
 __all__ = ["CharNgrams", "WordNgrams", "TOKEN_PATTERN"]
 
