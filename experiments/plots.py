@@ -52,7 +52,9 @@ def _save(fig, path: Path) -> Path:
 def roc_curves(out_dir: str | Path, plot_dir: Path, keys: set[str] | None = None
                ) -> list[Path]:
     """One ROC figure per (dataset, protocol, setting) that has per-item scores."""
-    from sklearn.metrics import roc_auc_score, roc_curve
+    from sklearn.metrics import roc_curve
+
+    from stylo.metrics.pan import auc as pan_auc
     store = CellStore(out_dir)
     frames = []
     for rec in store.records(keys):
@@ -80,7 +82,7 @@ def roc_curves(out_dir: str | Path, plot_dir: Path, keys: set[str] | None = None
             if m["y_true"].nunique() < 2:
                 continue
             fpr, tpr, _ = roc_curve(m["y_true"], m["y_score"])
-            auc = roc_auc_score(m["y_true"], m["y_score"])
+            auc = pan_auc(m["y_true"], m["y_score"])
             ax.plot(fpr, tpr, label=f"{method} (AUC {auc:.3f})")
             drawn += 1
         if not drawn:
