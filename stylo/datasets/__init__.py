@@ -166,13 +166,19 @@ def _read_texts(path: Path, normalise: bool) -> pd.DataFrame:
     return frame
 
 
+def _pair_of(rec: dict, path: Path, lineno: int) -> list[str]:
+    """The record's ``pair`` after checking it is a list of two strings."""
+    pair = rec["pair"]
+    if (not isinstance(pair, list) or len(pair) != 2
+            or not all(isinstance(t, str) for t in pair)):
+        raise DataError(f"{path}:{lineno}: 'pair' must be a list of two strings")
+    return pair
+
+
 def _read_pairs(path: Path, normalise: bool) -> pd.DataFrame:
     rows = []
     for lineno, rec in iter_jsonl(path, required=("id", "pair")):
-        pair = rec["pair"]
-        if (not isinstance(pair, list) or len(pair) != 2
-                or not all(isinstance(t, str) for t in pair)):
-            raise DataError(f"{path}:{lineno}: 'pair' must be a list of two strings")
+        pair = _pair_of(rec, path, lineno)
         if not pair[1].strip():
             raise DataError(f"{path}:{lineno}: the unknown text (pair[1]) is empty")
         if not pair[0].strip():
@@ -298,10 +304,7 @@ def load_pan20_format(folder: str | Path, name: str | None = None,
                         f"optionally truth.jsonl)")
     rows = []
     for lineno, rec in iter_jsonl(pairs_path, required=("id", "pair")):
-        pair = rec["pair"]
-        if (not isinstance(pair, list) or len(pair) != 2
-                or not all(isinstance(t, str) for t in pair)):
-            raise DataError(f"{pairs_path}:{lineno}: 'pair' must be a list of two strings")
+        pair = _pair_of(rec, pairs_path, lineno)
         a, b = (_normalise_newlines(t) for t in pair) if normalize_newlines else pair
         row = {"id": str(rec["id"]), "known": [a], "unknown": b, "same": None}
         if "fandoms" in rec:
