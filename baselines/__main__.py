@@ -35,7 +35,7 @@ def main(argv=None) -> int:
     ap = _parser()
     args = ap.parse_args(argv)
     if args.list:
-        print(method_table()[["method", "description"]].to_string(index=False))
+        print(method_table()[["method", "kind", "description"]].to_string(index=False))
         return 0
     if not args.method or not args.input or not args.output:
         ap.error("METHOD, -i INPUT_DIR and -o OUTPUT_DIR are required (or --list)")

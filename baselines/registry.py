@@ -15,7 +15,7 @@ from sklearn.base import BaseEstimator, clone
 
 from baselines.base import Verifier
 
-__all__ = ["MethodSpec", "register", "make", "methods", "method_table"]
+__all__ = ["KINDS", "MethodSpec", "kind", "make", "method_table", "methods", "register"]
 
 
 @dataclass(frozen=True)
@@ -24,13 +24,20 @@ class MethodSpec:
     target: str  # "package.module:ClassName"
     description: str
     params: dict = field(default_factory=dict)
+    kind: str = "classical"
 
 
 _REGISTRY: dict[str, MethodSpec] = {}
 
 
-def register(name: str, target: str, description: str, **params) -> None:
-    """Register ``name`` -> ``target`` (``"module:Class"``) built with ``params``.
+#: what a method is, so a grid can run the slow kinds on fewer cells
+KINDS = ("classical", "embedding", "llm")
+
+
+def register(name: str, target: str, description: str, *, kind: str = "classical",
+             **params) -> None:
+    """Register ``name`` -> ``target`` (``"module:Class"``) built with ``params``; ``kind`` is
+    one of :data:`KINDS`.
 
     An estimator among ``params`` (e.g. the inner verifier of a wrapper) is cloned for every
     instance :func:`make` builds."""
@@ -38,7 +45,9 @@ def register(name: str, target: str, description: str, **params) -> None:
         raise ValueError(f"method {name!r} is already registered")
     if ":" not in target:
         raise ValueError(f"target must be 'module:Class', got {target!r}")
-    _REGISTRY[name] = MethodSpec(name, target, description, dict(params))
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    _REGISTRY[name] = MethodSpec(name, target, description, dict(params), kind)
 
 
 def methods() -> list[str]:
@@ -47,9 +56,17 @@ def methods() -> list[str]:
 
 
 def method_table() -> pd.DataFrame:
-    """One row per method: name, class, parameters, description."""
-    return pd.DataFrame([{"method": s.name, "class": s.target, "params": s.params,
-                          "description": s.description} for s in map(_REGISTRY.get, methods())])
+    """One row per method: name, kind, class, parameters, description."""
+    return pd.DataFrame([{"method": s.name, "kind": s.kind, "class": s.target,
+                          "params": s.params, "description": s.description}
+                         for s in map(_REGISTRY.get, methods())])
+
+
+def kind(name: str) -> str:
+    """The kind (:data:`KINDS`) of registered method ``name``."""
+    if name not in _REGISTRY:
+        raise KeyError(f"unknown method {name!r}; registered: {methods()}")
+    return _REGISTRY[name].kind
 
 
 def make(name: str, seed: int | None = None) -> Verifier:
