@@ -38,6 +38,9 @@ def _load(path: str, device: str):
     # offline first: the model is local, and a hub lookup would stall without network
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    # torch's OpenMP threads spin while idle, which starves them on a busy machine (see
+    # stylo.llm.llamacpp); read when torch loads, so set before the import
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     try:
         from sentence_transformers import SentenceTransformer
     except ImportError as exc:

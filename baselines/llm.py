@@ -62,6 +62,12 @@ class PromptedLLM(Verifier):
         Send the answer's JSON schema for the server to enforce (where supported).
     max_tokens : int or None
         Answer budget in tokens; None picks a small budget per task (larger with ``explain``).
+    both_orders : bool
+        Position-debiased answers: ask every question twice, with the texts in the given and
+        in the reverse order, and average the two scores. Small models often answer by
+        position (e.g. always "candidate 1"); such answers then cancel out: two orders that
+        disagree on a one-to-two choice give both candidates the same score, an abstention.
+        Twice the model calls.
     temperature, seed
         Decoding parameters (part of the cache key).
 
@@ -73,12 +79,13 @@ class PromptedLLM(Verifier):
 
     def __init__(self, backend=None, prompt: str = "general", explain: bool = False,
                  structured: bool = True, max_tokens: int | None = None,
-                 temperature: float = 0.0, seed: int = 0):
+                 both_orders: bool = False, temperature: float = 0.0, seed: int = 0):
         self.backend = backend
         self.prompt = prompt
         self.explain = explain
         self.structured = structured
         self.max_tokens = max_tokens
+        self.both_orders = both_orders
         self.temperature = temperature
         self.seed = seed
 
@@ -123,6 +130,12 @@ class PromptedLLM(Verifier):
 
     # -- the three tasks ---------------------------------------------------------------------------
     def _score_impl(self, texts_a, texts_b):
+        scores = self._verdicts(texts_a, texts_b)
+        if self.both_orders:
+            scores = (scores + self._verdicts(texts_b, texts_a)) / 2
+        return scores
+
+    def _verdicts(self, texts_a, texts_b) -> np.ndarray:
         prompts = [verify_prompt(a, b, self.prompt, self.explain)
                    for a, b in zip(texts_a, texts_b, strict=True)]
         parsed = self._ask("verify", prompts, [2] * len(prompts),
@@ -130,9 +143,15 @@ class PromptedLLM(Verifier):
         return np.array([NO_ANSWER if not p.ok else float(p.value) for p in parsed])
 
     def _rank_impl(self, query, candidates):
-        n = len(candidates)
-        if n == 1:
+        if len(candidates) == 1:
             return self._score_impl([query], candidates)
+        scores = self._ranking(query, candidates)
+        if self.both_orders:
+            scores = (scores + self._ranking(query, candidates[::-1])[::-1]) / 2
+        return scores
+
+    def _ranking(self, query, candidates) -> np.ndarray:
+        n = len(candidates)
         if n == 2:
             (p,) = self._ask("choose", [choose_prompt(query, *candidates, self.prompt,
                                                       self.explain)], [2], parse_choice)

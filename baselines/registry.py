@@ -114,3 +114,30 @@ for _name, _measure in (("ppm", "ppm"), ("ncd", "ncd"), ("cdm", "cdm"), ("zstd-x
     register(f"{_name}-cal", "baselines.calibration:Calibrated",
              f"{_name} + Platt scaling and a grey zone fitted for PAN overall (pan21)",
              verifier=_compression(_measure))
+
+# Embedding and language-model methods: models load on first fit/score, never in __init__, so
+# building, cloning and pickling stay cheap. Language-model answers and likelihoods are cached
+# in sqlite at $STYLO_LLM_CACHE (default ~/.cache/stylo/llm_responses.sqlite), so a rerun makes
+# no model calls; the default model is Gemma 3 270M in-process (`llm` extra), the embedding
+# model all-MiniLM-L6-v2 (`embed` extra), both offline.
+register("embedding", "baselines.embedding:EmbeddingSearch",
+         "AIDBench searching baseline: all-MiniLM-L6-v2 cosine similarity", kind="embedding")
+register("llm-prompt", "baselines.llm:PromptedLLM",
+         "AIDBench general prompt, JSON answer, local Gemma 3 270M", kind="llm")
+register("llm-prompt-both-orders", "baselines.llm:PromptedLLM",
+         "llm-prompt asked in both text orders, scores averaged (position-debiased; "
+         "disagreement = abstention)", kind="llm", both_orders=True)
+register("llm-likelihood", "baselines.llm:LikelihoodVerifier",
+         "Gemma 3 270M cross-entropy drop of each text given the other (256 tokens each), "
+         "logistic on [mean, |diff|]", kind="llm")
+
+
+def _rag_stages(keep: int) -> dict:
+    from baselines.embedding import EmbeddingSearch
+    from baselines.llm import PromptedLLM
+    return {"retriever": EmbeddingSearch(), "reranker": PromptedLLM(), "keep": keep}
+
+
+register("rag-embedding-llm", "baselines.rag:RAGRanker",
+         "RAG: embedding search keeps the top 10 candidates, llm-prompt ranks them",
+         kind="llm", **_rag_stages(10))

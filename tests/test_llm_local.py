@@ -23,7 +23,8 @@ B = ("I honestly loved this film. The acting was superb, the music gave me chill
 @pytest.fixture(scope="module")
 def backend(tmp_path_factory):
     from stylo.llm import LlamaCpp, ResponseCache
-    return LlamaCpp(n_ctx=2048, cache=ResponseCache(tmp_path_factory.mktemp("c") / "c.sqlite"))
+    return LlamaCpp(n_ctx=2048, nll_batch=32,
+                    cache=ResponseCache(tmp_path_factory.mktemp("c") / "c.sqlite"))
 
 
 def test_structured_chat_gives_valid_json(backend):

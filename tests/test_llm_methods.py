@@ -159,6 +159,66 @@ def test_unknown_family_rejected_at_fit():
         PromptedLLM(backend=ScriptedBackend(_oracle), prompt="fancy").fit()
 
 
+def _first_slot(messages):
+    """A position-only judge: always the first candidate / first-listed text wins."""
+    user = messages[-1]["content"]
+    n = len(re.findall(r"Candidate \d+:", user))
+    if "Decide whether" in user:
+        return json.dumps({"same": user.index("Text 1") < user.index("alpha")
+                           < user.index("Text 2")})
+    if "Exactly one" in user:
+        return json.dumps({"answer": 1})
+    return json.dumps({"ranking": list(range(1, n + 1))})
+
+
+def test_both_orders_turns_position_answers_into_abstentions():
+    plain = PromptedLLM(backend=ScriptedBackend(_first_slot)).fit()
+    both = PromptedLLM(backend=ScriptedBackend(_first_slot), both_orders=True).fit()
+    np.testing.assert_array_equal(plain.rank("q", ["x", "alpha y"]), [1.0, 0.75])
+    np.testing.assert_array_equal(both.rank("q", ["x", "alpha y"]), [0.875, 0.875])
+    # a ranking by position averages to a flat one; a verdict that flips with the order is 0.5
+    s = both.rank("q", ["x", "y", "z"])
+    np.testing.assert_allclose(s, s[0])
+    np.testing.assert_array_equal(both.score_pairs(["alpha a"], ["b"]), [0.5])
+    ans = both.answers_frame()
+    assert ans["task"].tolist() == ["choose", "choose", "rank", "rank", "verify", "verify"]
+
+
+def test_both_orders_keeps_consistent_answers():
+    m = PromptedLLM(backend=ScriptedBackend(_oracle), both_orders=True).fit()
+    assert m.choose("alpha q", "x", "alpha y") == 1 and m.choose("alpha q", "alpha x", "y") == 0
+    np.testing.assert_array_equal(m.rank("alpha q", ["x", "alpha y"]), [0.75, 1.0])
+    s = m.rank("alpha q", ["x", "y", "alpha z", "w"])
+    assert np.argmax(s) == 2
+    np.testing.assert_array_equal(m.score_pairs(["alpha a", "alpha b"], ["alpha c", "d"]),
+                                  [1.0, 0.0])
+    # one order abstains: the other order's answer still decides, at half the margin
+    half = PromptedLLM(backend=ScriptedBackend(
+        lambda msgs: _oracle(msgs) if '1:\n"""\nx' in msgs[-1]["content"] else "??"),
+        both_orders=True).fit()
+    np.testing.assert_array_equal(half.rank("alpha q", ["x", "alpha y"]), [0.625, 0.75])
+
+
+@pytest.mark.parametrize("name", ["embedding", "llm-prompt", "llm-prompt-both-orders",
+                                  "llm-likelihood", "rag-embedding-llm"])
+def test_registered_model_methods_build_cheaply_and_pickle(name):
+    """run_all's cells make these with no arguments, clone and pickle them into workers; no
+    model may load before fit."""
+    import pickle
+
+    from baselines import registry
+    m = registry.make(name, seed=7)
+    assert registry.kind(name) in ("embedding", "llm")
+    back = pickle.loads(pickle.dumps(m))
+    assert type(back) is type(m) and repr(back) == repr(m) == repr(clone(m))
+    assert not any(k.endswith("_") for k in vars(back))  # nothing fitted, nothing loaded
+    if "random_state" in m.get_params():
+        assert m.random_state == 7
+    assert registry.make("llm-prompt-both-orders").both_orders
+    rag = registry.make("rag-embedding-llm")
+    assert rag.keep == 10 and rag.reranker is not registry.make("rag-embedding-llm").reranker
+
+
 # -- RAG ------------------------------------------------------------------------------------------
 
 
