@@ -11,16 +11,18 @@ item (triplet, query or pair).
     python -m benchmarks.llm_acceptance choose --methods llm-likelihood --triplets 50
     python -m benchmarks.llm_acceptance rank   --n-authors 5 --methods llm-prompt embedding \\
         rag-embedding-llm
-    python -m benchmarks.llm_acceptance verify --methods llm-likelihood --test-pairs 100
+    python -m benchmarks.llm_acceptance verify --methods llm-likelihood --train-pairs 40 \\
+        --test-pairs 60 --max-text-tokens 128
 
 - ``choose``: AIDBench one-to-two on imdb62 (``OneToTwo(n_triplets)``, seed 0; the first
   ``k`` triplets of a seed are the same for any ``n_triplets >= k``). Besides accuracy it
   reports how the language model answered: the share of parsed answers naming the first
   slot, against the share of triplets whose true candidate is in the first slot.
 - ``embed`` / ``rank``: AIDBench one-to-many on mlpapers (first authors, 10 texts per author,
-  10 groups x 3 repeats = 30 queries per seed).
-- ``verify``: PAN train -> test on pan15_av_en; ``--test-pairs`` < 500 scores a balanced,
-  seeded subset of the test problems (said so in the output).
+  ``--groups`` 10 x ``--repeats`` 3 = 30 queries per seed; ``--groups g --repeats 1`` gives
+  the first ``g`` queries of a seed's default task).
+- ``verify``: PAN train -> test on pan15_av_en; ``--train-pairs`` < 100 or ``--test-pairs``
+  < 500 fit on / score a balanced, seeded subset of the split (said so in the output).
 
 Model answers are cached (``$STYLO_LLM_CACHE``, default ``~/.cache/stylo/llm_responses.sqlite``),
 so a rerun costs lookups only; the ``cached`` count says how much of a run was replayed.
@@ -95,12 +97,20 @@ def _position_bias(name: str, task) -> str:
             f"in {float((frame['answer'] == 0).mean()):.3f} of the triplets")
 
 
+def _likelihood_params(args, train_pairs: bool) -> dict:
+    out = {"max_text_tokens": args.max_text_tokens}
+    if train_pairs:
+        out["n_train_pairs"] = args.train_pairs
+    return out
+
+
 def cmd_choose(args) -> None:
     data = load("imdb62")
     protocol = OneToTwo(n_triplets=args.triplets)
     task = protocol.sample(data, protocol.settings(data)[0], seed=args.seed)
     for name in args.methods:
-        params = {"n_train_pairs": args.train_pairs} if name == "llm-likelihood" else {}
+        params = _likelihood_params(args, train_pairs=True) if name == "llm-likelihood" \
+            else {}
         table, cost = _evaluate(protocol, name, task, len(task.test), **params)
         _print(f"one-to-two imdb62 {len(task.test)} triplets seed {args.seed}, {name}"
                f"{f' {params}' if params else ''} (train: {task.info.get('train_policy')})",
@@ -111,7 +121,7 @@ def cmd_choose(args) -> None:
 
 def _one_to_many(args, names) -> None:
     data = load("mlpapers")
-    protocol = OneToMany()
+    protocol = OneToMany(n_groups=args.groups, n_repeats=args.repeats)
     for n in args.n_authors:
         for seed in args.seeds:
             task = protocol.sample(data, {"n_authors": n}, seed=seed)
@@ -130,23 +140,31 @@ def cmd_rank(args) -> None:
     _one_to_many(args, args.methods)
 
 
+def _balanced_subset(pairs, n: int, seed: int):
+    """A seeded subset of ``n`` problems, half same-author (``pairs`` itself if n >= its size)."""
+    if n >= len(pairs):
+        return pairs, ""
+    rng = np.random.default_rng(seed)
+    lab = pairs.labels
+    k = n // 2
+    pick = np.sort(np.r_[rng.choice(np.flatnonzero(lab), k, replace=False),
+                         rng.choice(np.flatnonzero(~lab), n - k, replace=False)])
+    return pairs.subset(pick), f" (balanced subset, seed {seed})"
+
+
 def cmd_verify(args) -> None:
     pairs = load("pan15_av_en")
     protocol = PanVerification()
     task = protocol.sample(pairs, protocol.settings(pairs)[0], seed=args.seed)
-    note = ""
-    if args.test_pairs < len(task.test):
-        rng = np.random.default_rng(args.seed)
-        lab = task.test.labels
-        k = args.test_pairs // 2
-        pick = np.sort(np.r_[rng.choice(np.flatnonzero(lab), k, replace=False),
-                             rng.choice(np.flatnonzero(~lab), args.test_pairs - k,
-                                        replace=False)])
-        task.test = task.test.subset(pick)
-        note = f" (balanced subset seed {args.seed} of the test split)"
+    task.train, train_note = _balanced_subset(task.train, args.train_pairs, args.seed)
+    task.test, test_note = _balanced_subset(task.test, args.test_pairs, args.seed)
     for name in args.methods:
-        table, cost = _evaluate(protocol, name, task, len(task.train) + len(task.test))
-        _print(f"pan15_av_en train {len(task.train)} -> test {len(task.test)}{note}, {name}",
+        params = _likelihood_params(args, train_pairs=False) if name == "llm-likelihood" \
+            else {}
+        table, cost = _evaluate(protocol, name, task, len(task.train) + len(task.test),
+                                **params)
+        _print(f"pan15_av_en train {len(task.train)}{train_note} -> test {len(task.test)}"
+               f"{test_note}, {name}{f' {params}' if params else ''}",
                table, cost, ["auc", "c@1", "F1", "f_05_u", "brier", "overall", "auc*c@1"])
 
 
@@ -164,9 +182,13 @@ def main(argv=None) -> None:
         s.add_argument("--n-authors", type=int, nargs="+", default=[2, 5])
         s.add_argument("--triplets", type=int, default=200)
         s.add_argument("--train-pairs", type=int, default=200,
-                       help="training pairs llm-likelihood draws from the one-to-two train "
-                            "corpus")
+                       help="choose: training pairs llm-likelihood draws from the train "
+                            "corpus; verify: a balanced seeded subset of the train split")
+        s.add_argument("--groups", type=int, default=10, help="one-to-many groups per repeat")
+        s.add_argument("--repeats", type=int, default=3, help="one-to-many repeats")
         s.add_argument("--test-pairs", type=int, default=500)
+        s.add_argument("--max-text-tokens", type=int, default=256,
+                       help="tokens llm-likelihood keeps from the start of each text")
     args = p.parse_args(argv)
     print(f"# {time.strftime('%Y-%m-%d %H:%M:%S')} load average "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
