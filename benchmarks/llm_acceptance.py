@@ -59,6 +59,8 @@ def _cost(since: int, seconds: float, n_items: int) -> dict:
             "prompt_tokens": int(calls["prompt_tokens"].sum()),
             "completion_tokens": int(calls["completion_tokens"].sum()),
             "model_s": round(float(fresh["seconds"].sum()), 1),
+            # what the calls cost when they were made (a cached call keeps its first time)
+            "model_s_first_run": round(float(calls["seconds"].sum()), 1),
             "wall_s": round(seconds, 1), "items": n_items,
             "wall_s_per_item": round(seconds / max(n_items, 1), 2)}
 
