@@ -2,9 +2,9 @@
 
 A :class:`GridSpec` is declarative: which datasets (with their load options), which protocols
 (optionally restricted to some datasets), which methods and seeds. :func:`expand` turns it into
-:class:`Cell` objects by loading each dataset once and asking each protocol whether it applies and
-which settings it offers. Every cell has a stable key, the hash of its JSON-normalised spec, so a
-result on disk is found again by any later run of the same cell.
+:class:`Cell` objects by loading each dataset once and asking each protocol which settings it
+offers on it (none: it does not apply). Every cell has a stable key, the hash of its
+JSON-normalised spec, so a result on disk is found again by any later run of the same cell.
 
 Quick runs shrink sample sizes through ``protocol_params``: constructor arguments of a
 registered protocol's class (e.g. ``{"n_groups": 2}`` for one-to-many); the protocol is rebuilt
@@ -231,9 +231,7 @@ def expand(grid: GridSpec, protocols: Mapping, loader: Callable, *,
         for pname in users:
             params = normalise(grid.protocol_params.get(pname, {}))
             protocol = configured(protocols, pname, params)
-            if not protocol.applicable(data):
-                continue
-            try:
+            try:  # an empty list: the protocol does not apply to this dataset
                 settings = _settings(protocol, data, grid)
             except Exception as exc:
                 skipped.append(f"{pname} on {ds.label()}: settings failed: "
