@@ -146,7 +146,7 @@ _QUICK = {
     "cdaa_attribution": ["pan18_cdaa"],
 }
 # cross-domain attribution has no size parameter: the quick run loads fewer problems
-_QUICK_LOAD = {"pan18_cdaa": {"split": "train", "language": "en"}}
+_QUICK_LOAD = {"pan18_cdaa": {"split": "train", "problem": "problem00002"}}
 _QUICK_PARAMS = {
     "aidbench_one_to_two": {"n_triplets": 40},
     "aidbench_one_to_many": {"n_groups": 2, "n_repeats": 1},
