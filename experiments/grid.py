@@ -28,8 +28,8 @@ from experiments.methods import (
     key_options,
 )
 
-__all__ = ["Cell", "DatasetSpec", "Expansion", "GridSpec", "cell_key", "configured", "expand",
-           "full_grid", "normalise", "quick_grid"]
+__all__ = ["Cell", "DatasetSpec", "Expansion", "GridSpec", "KindScope", "cell_key", "configured",
+           "expand", "full_grid", "normalise", "quick_grid"]
 
 #: bump when the meaning of a stored cell changes, so old results are not reused
 SPEC_VERSION = 1
@@ -102,6 +102,20 @@ class Cell:
                 json.dumps(normalise(dict(self.setting)), sort_keys=True), int(self.seed))
 
 
+@dataclass(frozen=True)
+class KindScope:
+    """Where methods of one kind (``embedding``, ``llm``) run: only on these protocols and
+    datasets (``{protocol: [dataset, ...]}``) and, with ``n_seeds``, only the grid's first
+    ``n_seeds`` seeds. They are slow, so the reference grid gives them the seeds' tables only."""
+
+    protocol_datasets: Mapping[str, list[str]]
+    n_seeds: int | None = None
+
+    def admits(self, protocol: str, dataset: str, seed_index: int) -> bool:
+        return (dataset in self.protocol_datasets.get(protocol, ())
+                and (self.n_seeds is None or seed_index < self.n_seeds))
+
+
 @dataclass
 class GridSpec:
     """What to run.
@@ -110,7 +124,8 @@ class GridSpec:
     restricts a protocol to some dataset names. ``methods``: names in the method registry
     (``None``: every method available with the run's options). ``max_settings`` keeps the
     first settings of each (dataset, protocol); ``protocol_params`` maps a protocol name to
-    constructor arguments (see the module docstring).
+    constructor arguments (see the module docstring). ``kind_scopes`` maps a method kind to
+    the :class:`KindScope` its methods are limited to; kinds not listed run everywhere.
     """
 
     datasets: list[DatasetSpec]
@@ -122,6 +137,7 @@ class GridSpec:
     protocol_params: dict[str, dict] = field(default_factory=dict)
     maskings: list[str] = field(default_factory=list)
     masking_protocols: list[str] = field(default_factory=lambda: ["rethinking_av"])
+    kind_scopes: dict[str, KindScope] = field(default_factory=dict)
 
 
 # The corpora of the seeds' tables. Names absent on a machine are reported and skipped.
@@ -239,8 +255,11 @@ def expand(grid: GridSpec, protocols: Mapping, loader: Callable, *,
                 continue
             masks = [None, *grid.maskings] if pname in grid.masking_protocols else [None]
             for setting in settings:
-                for seed in grid.seeds:
+                for s_index, seed in enumerate(grid.seeds):
                     for m in method_names:
+                        scope = grid.kind_scopes.get(methods[m].kind)
+                        if scope is not None and not scope.admits(pname, ds.name, s_index):
+                            continue
                         for mask in masks:
                             cells.append(Cell(ds.name, normalise(dict(ds.load)), pname,
                                               setting, m, key_options(methods[m], options),

@@ -10,6 +10,7 @@ from experiments.grid import (
     Cell,
     DatasetSpec,
     GridSpec,
+    KindScope,
     cell_key,
     configured,
     expand,
@@ -104,6 +105,22 @@ def test_hosted_llm_methods_need_url_and_model_and_key_on_them():
     hosted = [c for c in cells if c.method == "hosted"]
     assert hosted and all(c.method_options == {"llm_base_url": "http://127.0.0.1:9/v1",
                                                "llm_model": "m"} for c in hosted)
+
+
+def test_kind_scopes_limit_slow_methods_to_their_protocols_datasets_and_seeds():
+    methods = {"random": METHODS["random"],
+               "slow": MethodSpec(lambda seed, o: RandomGuess(seed), kind="llm")}
+    grid = GridSpec(datasets=[DatasetSpec("toy")], seeds=[0, 1, 2], methods=["random", "slow"],
+                    kind_scopes={"llm": KindScope({"toy_ranking": ["toy"]}, n_seeds=1)})
+    cells = expand(grid, PROTOCOLS, toy_loader, methods=methods).cells
+    slow = [c for c in cells if c.method == "slow"]
+    fast = [c for c in cells if c.method == "random"]
+    assert {(c.protocol, c.seed) for c in slow} == {("toy_ranking", 0)}
+    assert len(slow) == 2  # both settings of toy_ranking, first seed only
+    assert {(c.protocol, c.seed) for c in fast} == {(p, s) for p in PROTOCOLS for s in (0, 1, 2)}
+    grid.kind_scopes = {"llm": KindScope({"toy_ranking": ["another"]})}
+    assert not [c for c in expand(grid, PROTOCOLS, toy_loader, methods=methods).cells
+                if c.method == "slow"]
 
 
 def test_quick_grid_is_a_subset_of_full_grid():
