@@ -297,6 +297,10 @@ class CalibratedVerifier(Verifier):
     def _rank_impl(self, query, candidates):
         return self.calibrator_.probabilities(self.verifier_.rank(query, candidates))
 
+    def _rank_many_impl(self, queries, candidate_lists):
+        return [self.calibrator_.probabilities(s)
+                for s in self.verifier_.rank_many(queries, candidate_lists)]
+
 
 class Calibrated(CalibratedVerifier):
     """Any verifier followed by a :class:`ScoreCalibrator` (parameters as there)."""

@@ -328,9 +328,8 @@ class OneToTwo(_AIDBench):
     def evaluate(self, method, task: Task) -> pd.DataFrame:
         est = fit_clone(method, task.train)
         frame = task.test.frame
-        chosen = np.array([est.choose(q, a, b)
-                           for q, a, b in zip(frame["query"], frame["a"], frame["b"],
-                                               strict=True)])
+        chosen = est.choose_many(frame["query"].tolist(), frame["a"].tolist(),
+                                 frame["b"].tolist())
         return _scoring.choice_table(frame["answer"].to_numpy(), chosen, group="all")
 
 
@@ -486,23 +485,26 @@ class OneToMany(_AIDBench):
         keep = task.info.get("keep")
         stage1 = est if self.first_stage is None or keep is None \
             else fit_clone(self.first_stage, task.train)
-        all_scores, kept_any = [], []
-        for q in task.test:
-            cands = list(q.candidates)
-            if keep is None:
-                all_scores.append(est.rank(q.query, cands))
-                continue
-            first = np.asarray(stage1.rank(q.query, cands), dtype=np.float64)
-            order = _ranked(first)
-            top, rest = order[:keep], order[keep:]
-            # one score vector for the final order: the kept candidates, ranked by the
-            # method, above the dropped ones, which keep their first-stage order (and ties)
-            final = np.empty(len(cands))
-            final[rest] = rankdata(first[rest], method="min")
-            final[top] = len(rest) + rankdata(est.rank(q.query, [cands[i] for i in top]),
-                                              method="min")
-            all_scores.append(final)
-            kept_any.append(bool(q.relevant[top].any()))
+        queries = [q.query for q in task.test]
+        cands = [list(q.candidates) for q in task.test]
+        kept_any = []
+        if keep is None:
+            all_scores = est.rank_many(queries, cands)
+        else:
+            firsts = stage1.rank_many(queries, cands)
+            orders = [_ranked(first) for first in firsts]
+            seconds = est.rank_many(queries, [[c[i] for i in order[:keep]]
+                                              for c, order in zip(cands, orders)])
+            all_scores = []
+            for q, first, order, second in zip(task.test, firsts, orders, seconds):
+                top, rest = order[:keep], order[keep:]
+                # one score vector for the final order: the kept candidates, ranked by the
+                # method, above the dropped ones, which keep their first-stage order (and ties)
+                final = np.empty(len(first))
+                final[rest] = rankdata(first[rest], method="min")
+                final[top] = len(rest) + rankdata(second, method="min")
+                all_scores.append(final)
+                kept_any.append(bool(q.relevant[top].any()))
         table = _scoring.ranking_table(all_scores, [q.relevant for q in task.test],
                                        np.array([q.repeat for q in task.test]), self.ks)
         if keep is not None:
