@@ -126,6 +126,9 @@ class GridSpec:
     first settings of each (dataset, protocol); ``protocol_params`` maps a protocol name to
     constructor arguments (see the module docstring). ``kind_scopes`` maps a method kind to
     the :class:`KindScope` its methods are limited to; kinds not listed run everywhere.
+    ``maskings`` run on ``masking_protocols`` for ``masking_methods`` (None: every method).
+    ``single_seed_protocols`` evaluate fixed official problems (PAN), where a seed changes
+    nothing but a method's own random draws: they run with the first seed only.
     """
 
     datasets: list[DatasetSpec]
@@ -137,6 +140,8 @@ class GridSpec:
     protocol_params: dict[str, dict] = field(default_factory=dict)
     maskings: list[str] = field(default_factory=list)
     masking_protocols: list[str] = field(default_factory=lambda: ["rethinking_av"])
+    masking_methods: list[str] | None = None
+    single_seed_protocols: list[str] = field(default_factory=list)
     kind_scopes: dict[str, KindScope] = field(default_factory=dict)
 
 
@@ -147,6 +152,8 @@ _PAN_AV = ["pan13_av_en", "pan14_av/du_essays", "pan14_av/du_reviews", "pan14_av
 _CDAA = ["pan18_cdaa", "pan19_cdaa"]
 
 _FULL_PROTOCOL_DATASETS = {
+    "aidbench_one_to_one": _CORPORA,
+    "aidbench_one_to_two": _CORPORA,
     "aidbench_one_to_many": ["mlpapers", "blog", "enron"],
     "pan_verification": _PAN_AV,
     "cdaa_attribution": _CDAA,
@@ -170,12 +177,20 @@ _QUICK_PARAMS = {
 }
 
 
+#: the topic/entity maskings run on the Rethinking-AV splits for one method of each family
+#: (n-gram distance, impostors, compression, Delta, learned pairs) rather than all of them
+_MASKED_METHODS = ["naive", "impostors", "ppm", "delta", "svm-pair"]
+#: protocols on fixed official problems
+_FIXED = ["pan_verification", "cdaa_attribution"]
+
+
 def full_grid(seed: int = 0) -> GridSpec:
-    """The reference grid: every corpus, every registered protocol, method and masking, three
-    seeds."""
+    """The reference grid: every corpus, every registered protocol and method, the maskings
+    for one method per family, three seeds (one on fixed official problems)."""
     return GridSpec(datasets=[DatasetSpec(n) for n in _CORPORA + _PAN_AV + _CDAA],
                     seeds=[seed, seed + 1, seed + 2],
-                    protocol_datasets=dict(_FULL_PROTOCOL_DATASETS), maskings=list(MASKINGS))
+                    protocol_datasets=dict(_FULL_PROTOCOL_DATASETS), maskings=list(MASKINGS),
+                    masking_methods=list(_MASKED_METHODS), single_seed_protocols=list(_FIXED))
 
 
 def quick_grid(seed: int = 0) -> GridSpec:
@@ -253,13 +268,16 @@ def expand(grid: GridSpec, protocols: Mapping, loader: Callable, *,
                 skipped.append(f"{pname} on {ds.label()}: settings failed: "
                                f"{type(exc).__name__}: {exc}")
                 continue
-            masks = [None, *grid.maskings] if pname in grid.masking_protocols else [None]
+            masked = pname in grid.masking_protocols
+            seeds = grid.seeds[:1] if pname in grid.single_seed_protocols else grid.seeds
             for setting in settings:
-                for s_index, seed in enumerate(grid.seeds):
+                for s_index, seed in enumerate(seeds):
                     for m in method_names:
                         scope = grid.kind_scopes.get(methods[m].kind)
                         if scope is not None and not scope.admits(pname, ds.name, s_index):
                             continue
+                        masks = [None, *grid.maskings] if masked and (
+                            grid.masking_methods is None or m in grid.masking_methods) else [None]
                         for mask in masks:
                             cells.append(Cell(ds.name, normalise(dict(ds.load)), pname,
                                               setting, m, key_options(methods[m], options),

@@ -128,3 +128,18 @@ def test_quick_grid_is_a_subset_of_full_grid():
     assert quick.seeds == [3] and full.seeds == [3, 4, 5]
     assert {d.name for d in quick.datasets} <= {d.name for d in full.datasets}
     assert quick.max_settings == 1 and full.max_settings is None
+
+
+def test_maskings_for_chosen_methods_and_one_seed_for_fixed_protocols():
+    methods = {"random": METHODS["random"], "other": METHODS["random"]}
+    maskings = {"mask": lambda verifier: verifier}
+    grid = toy_grid(seeds=(0, 1), methods=("random", "other"), maskings=["mask"],
+                    masking_protocols=["toy_verification"], masking_methods=["other"],
+                    single_seed_protocols=["toy_ranking"])
+    cells = expand(grid, PROTOCOLS, toy_loader, methods=methods, maskings=maskings).cells
+    masked = {(c.protocol, c.method) for c in cells if c.masking == "mask"}
+    assert masked == {("toy_verification", "other")}
+    assert {c.seed for c in cells if c.protocol == "toy_ranking"} == {0}
+    assert {c.seed for c in cells if c.protocol == "toy_verification"} == {0, 1}
+    # 2 settings x 2 seeds x (random + other + masked other), and 2 settings x 1 seed x 2
+    assert len(cells) == 2 * 2 * 3 + 2 * 2
