@@ -32,7 +32,7 @@ __all__ = ["Cell", "DatasetSpec", "Expansion", "GridSpec", "KindScope", "cell_ke
            "expand", "full_grid", "normalise", "quick_grid"]
 
 #: bump when the meaning of a stored cell changes, so old results are not reused
-SPEC_VERSION = 1
+SPEC_VERSION = 2
 
 
 def normalise(obj):
