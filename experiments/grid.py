@@ -161,7 +161,7 @@ _FULL_PROTOCOL_DATASETS = {
 
 # one small dataset per protocol; a protocol not listed runs nowhere in a quick run
 _QUICK = {
-    "aidbench_one_to_one": ["imdb62", "guardian"],
+    "aidbench_one_to_one": ["imdb62"],
     "aidbench_one_to_two": ["imdb62"],
     "aidbench_one_to_many": ["mlpapers"],
     "pan_verification": ["pan15_av_en"],
@@ -199,7 +199,7 @@ def quick_grid(seed: int = 0) -> GridSpec:
     return GridSpec(datasets=[DatasetSpec(n, _QUICK_LOAD.get(n, {})) for n in names],
                     seeds=[seed], protocol_datasets={p: list(d) for p, d in _QUICK.items()},
                     max_settings=1, protocol_params=dict(_QUICK_PARAMS),
-                    maskings=list(MASKINGS))
+                    maskings=list(MASKINGS), masking_methods=list(_MASKED_METHODS))
 
 
 @dataclass
