@@ -105,15 +105,21 @@ class Cell:
 @dataclass(frozen=True)
 class KindScope:
     """Where methods of one kind (``embedding``, ``llm``) run: only on these protocols and
-    datasets (``{protocol: [dataset, ...]}``) and, with ``n_seeds``, only the grid's first
-    ``n_seeds`` seeds. They are slow, so the reference grid gives them the seeds' tables only."""
+    datasets (``{protocol: [dataset, ...]}``), with ``n_seeds`` only the grid's first
+    ``n_seeds`` seeds, and with ``settings`` (``{protocol: [partial setting, ...]}``) only
+    the settings that contain all items of one of the partial settings. They are slow, so the
+    reference grid gives them the seeds' tables only."""
 
     protocol_datasets: Mapping[str, list[str]]
     n_seeds: int | None = None
+    settings: Mapping[str, list[dict]] = field(default_factory=dict)
 
-    def admits(self, protocol: str, dataset: str, seed_index: int) -> bool:
+    def admits(self, protocol: str, dataset: str, setting: Mapping, seed_index: int) -> bool:
+        wanted = self.settings.get(protocol)
         return (dataset in self.protocol_datasets.get(protocol, ())
-                and (self.n_seeds is None or seed_index < self.n_seeds))
+                and (self.n_seeds is None or seed_index < self.n_seeds)
+                and (wanted is None or any(all(setting.get(k) == v for k, v in w.items())
+                                           for w in wanted)))
 
 
 @dataclass
@@ -274,7 +280,8 @@ def expand(grid: GridSpec, protocols: Mapping, loader: Callable, *,
                 for s_index, seed in enumerate(seeds):
                     for m in method_names:
                         scope = grid.kind_scopes.get(methods[m].kind)
-                        if scope is not None and not scope.admits(pname, ds.name, s_index):
+                        if scope is not None and not scope.admits(pname, ds.name, setting,
+                                                                  s_index):
                             continue
                         masks = [None, *grid.maskings] if masked and (
                             grid.masking_methods is None or m in grid.masking_methods) else [None]

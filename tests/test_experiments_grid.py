@@ -121,6 +121,11 @@ def test_kind_scopes_limit_slow_methods_to_their_protocols_datasets_and_seeds():
     grid.kind_scopes = {"llm": KindScope({"toy_ranking": ["another"]})}
     assert not [c for c in expand(grid, PROTOCOLS, toy_loader, methods=methods).cells
                 if c.method == "slow"]
+    grid.kind_scopes = {"llm": KindScope({"toy_ranking": ["toy"]},
+                                         settings={"toy_ranking": [{"n_authors": 3}]})}
+    slow = [c for c in expand(grid, PROTOCOLS, toy_loader, methods=methods).cells
+            if c.method == "slow"]
+    assert {c.setting["n_authors"] for c in slow} == {3} and len(slow) == 3  # three seeds
 
 
 def test_quick_grid_is_a_subset_of_full_grid():
