@@ -107,12 +107,14 @@ class KindScope:
     """Where methods of one kind (``embedding``, ``llm``) run: only on these protocols and
     datasets (``{protocol: [dataset, ...]}``), with ``n_seeds`` only the grid's first
     ``n_seeds`` seeds, and with ``settings`` (``{protocol: [partial setting, ...]}``) only
-    the settings that contain all items of one of the partial settings. They are slow, so the
-    reference grid gives them the seeds' tables only."""
+    the settings that contain all items of one of the partial settings; ``protocol_params``
+    replaces the grid's protocol parameters for them (e.g. fewer triplets). They are slow, so
+    the reference grid gives them the seeds' tables only."""
 
     protocol_datasets: Mapping[str, list[str]]
     n_seeds: int | None = None
     settings: Mapping[str, list[dict]] = field(default_factory=dict)
+    protocol_params: Mapping[str, dict] = field(default_factory=dict)
 
     def admits(self, protocol: str, dataset: str, setting: Mapping, seed_index: int) -> bool:
         wanted = self.settings.get(protocol)
@@ -229,6 +231,33 @@ def _settings(protocol, data, grid: GridSpec) -> list[dict]:
     return settings
 
 
+def _protocol_cells(grid: GridSpec, ds: DatasetSpec, data, pname: str, params: dict,
+                    method_names: list[str], protocols: Mapping,
+                    methods: Mapping[str, MethodSpec], options: MethodOptions,
+                    skipped: list[str]) -> list[Cell]:
+    protocol = configured(protocols, pname, params)
+    try:  # an empty list: the protocol does not apply to this dataset
+        settings = _settings(protocol, data, grid)
+    except Exception as exc:
+        skipped.append(f"{pname} on {ds.label()}: settings failed: {type(exc).__name__}: {exc}")
+        return []
+    masked = pname in grid.masking_protocols
+    seeds = grid.seeds[:1] if pname in grid.single_seed_protocols else grid.seeds
+    cells = []
+    for setting in settings:
+        for s_index, seed in enumerate(seeds):
+            for m in method_names:
+                scope = grid.kind_scopes.get(methods[m].kind)
+                if scope is not None and not scope.admits(pname, ds.name, setting, s_index):
+                    continue
+                masks = [None, *grid.maskings] if masked and (
+                    grid.masking_methods is None or m in grid.masking_methods) else [None]
+                for mask in masks:
+                    cells.append(Cell(ds.name, normalise(dict(ds.load)), pname, setting, m,
+                                      key_options(methods[m], options), int(seed), params, mask))
+    return cells
+
+
 def expand(grid: GridSpec, protocols: Mapping, loader: Callable, *,
            options: MethodOptions = DEFAULT_OPTIONS,
            methods: Mapping[str, MethodSpec] = METHODS,
@@ -266,27 +295,14 @@ def expand(grid: GridSpec, protocols: Mapping, loader: Callable, *,
             skipped.append(f"dataset {ds.label()}: {type(exc).__name__}: {exc}")
             continue
         for pname in users:
-            params = normalise(grid.protocol_params.get(pname, {}))
-            protocol = configured(protocols, pname, params)
-            try:  # an empty list: the protocol does not apply to this dataset
-                settings = _settings(protocol, data, grid)
-            except Exception as exc:
-                skipped.append(f"{pname} on {ds.label()}: settings failed: "
-                               f"{type(exc).__name__}: {exc}")
-                continue
-            masked = pname in grid.masking_protocols
-            seeds = grid.seeds[:1] if pname in grid.single_seed_protocols else grid.seeds
-            for setting in settings:
-                for s_index, seed in enumerate(seeds):
-                    for m in method_names:
-                        scope = grid.kind_scopes.get(methods[m].kind)
-                        if scope is not None and not scope.admits(pname, ds.name, setting,
-                                                                  s_index):
-                            continue
-                        masks = [None, *grid.maskings] if masked and (
-                            grid.masking_methods is None or m in grid.masking_methods) else [None]
-                        for mask in masks:
-                            cells.append(Cell(ds.name, normalise(dict(ds.load)), pname,
-                                              setting, m, key_options(methods[m], options),
-                                              int(seed), params, mask))
+            # methods whose kind scope sizes this protocol its own way get their own tasks
+            variants: dict[str, list[str]] = {}
+            for m in method_names:
+                scope = grid.kind_scopes.get(methods[m].kind)
+                params = scope.protocol_params[pname] if scope is not None and \
+                    pname in scope.protocol_params else grid.protocol_params.get(pname, {})
+                variants.setdefault(json.dumps(normalise(params), sort_keys=True), []).append(m)
+            for variant, names in variants.items():
+                cells += _protocol_cells(grid, ds, data, pname, json.loads(variant), names,
+                                         protocols, methods, options, skipped)
     return Expansion(cells=cells, skipped=skipped)

@@ -126,6 +126,13 @@ def test_kind_scopes_limit_slow_methods_to_their_protocols_datasets_and_seeds():
     slow = [c for c in expand(grid, PROTOCOLS, toy_loader, methods=methods).cells
             if c.method == "slow"]
     assert {c.setting["n_authors"] for c in slow} == {3} and len(slow) == 3  # three seeds
+    grid.kind_scopes = {"llm": KindScope({"toy_verification": ["toy"]}, n_seeds=1,
+                                         protocol_params={"toy_verification": {"n_pairs": 4}})}
+    cells = expand(grid, PROTOCOLS, toy_loader, methods=methods).cells
+    slow = [c for c in cells if c.method == "slow"]
+    assert slow and all(c.protocol_params == {"n_pairs": 4} for c in slow)
+    assert all(c.protocol_params == {} for c in cells if c.method == "random")
+    assert not {c.task_key for c in slow} & {c.task_key for c in cells if c.method == "random"}
 
 
 def test_quick_grid_is_a_subset_of_full_grid():
