@@ -135,8 +135,9 @@ class GridSpec:
     constructor arguments (see the module docstring). ``kind_scopes`` maps a method kind to
     the :class:`KindScope` its methods are limited to; kinds not listed run everywhere.
     ``maskings`` run on ``masking_protocols`` for ``masking_methods`` (None: every method).
-    ``single_seed_protocols`` evaluate fixed official problems (PAN), where a seed changes
-    nothing but a method's own random draws: they run with the first seed only.
+    ``single_seed_protocols`` run with the first seed only: fixed official problems (PAN),
+    where a seed changes nothing but a method's own random draws, and protocols whose task
+    already holds its own repeats (one-to-many: 10 groups x 3 repeats).
     """
 
     datasets: list[DatasetSpec]
@@ -188,17 +189,17 @@ _QUICK_PARAMS = {
 #: the topic/entity maskings run on the Rethinking-AV splits for one method of each family
 #: (n-gram distance, impostors, compression, Delta, learned pairs) rather than all of them
 _MASKED_METHODS = ["naive", "impostors", "ppm", "delta", "svm-pair"]
-#: protocols on fixed official problems
-_FIXED = ["pan_verification", "cdaa_attribution"]
+#: protocols on fixed official problems, and one-to-many, whose task is 10 groups x 3 repeats
+_ONE_SEED = ["pan_verification", "cdaa_attribution", "aidbench_one_to_many"]
 
 
 def full_grid(seed: int = 0) -> GridSpec:
     """The reference grid: every corpus, every registered protocol and method, the maskings
-    for one method per family, three seeds (one on fixed official problems)."""
+    for one method per family, three seeds (one on fixed official problems and one-to-many)."""
     return GridSpec(datasets=[DatasetSpec(n) for n in _CORPORA + _PAN_AV + _CDAA],
                     seeds=[seed, seed + 1, seed + 2],
                     protocol_datasets=dict(_FULL_PROTOCOL_DATASETS), maskings=list(MASKINGS),
-                    masking_methods=list(_MASKED_METHODS), single_seed_protocols=list(_FIXED))
+                    masking_methods=list(_MASKED_METHODS), single_seed_protocols=list(_ONE_SEED))
 
 
 def quick_grid(seed: int = 0) -> GridSpec:
