@@ -12,6 +12,9 @@ Subclasses override the private kernels, never the public wrappers:
 - ``_score_impl(texts_a, texts_b)``: scores for aligned pairs of non-empty strings.
 - ``_rank_impl(query, candidates)`` (optional): scores of candidates for one query; the
   default scores each (query, candidate) pair with ``_score_impl``.
+- ``_rank_many_impl(queries, candidate_lists)`` (optional): ``_rank_impl`` for many queries;
+  the default scores every (query, candidate) pair in one ``_score_impl`` call when
+  ``_rank_impl`` is the default, else asks ``_rank_impl`` per query.
 - ``_problem_impl(known_lists, unknowns)`` (optional): PAN problems with several known texts;
   the default joins the known texts with a blank line, as PAN13/14 baselines do.
 
@@ -145,7 +148,46 @@ class Verifier(BaseEstimator):
     def _rank_impl(self, query: str, candidates: list[str]) -> np.ndarray:
         return self.score_pairs([query] * len(candidates), candidates)
 
+    def rank_many(self, queries: Sequence[str], candidate_lists: Sequence[Sequence[str]]
+                  ) -> list[np.ndarray]:
+        """``rank`` for each query and its own candidates: a list of score arrays.
+
+        Protocols use this so that a method scoring pairs in batches (General Impostors,
+        compression, n-gram distances) gets all pairs of a task in one call instead of one
+        call per query."""
+        self._check_fitted()
+        qs = check_texts(queries, "queries")
+        if len(candidate_lists) != len(qs):
+            raise ValueError(f"{len(qs)} queries but {len(candidate_lists)} candidate lists")
+        lists = [check_texts(c, f"candidate_lists[{i}]") for i, c in enumerate(candidate_lists)]
+        empty = [i for i, c in enumerate(lists) if not c]
+        if empty:
+            raise ValueError(f"rank needs at least one candidate; candidate_lists[{empty[0]}] "
+                             f"is empty")
+        out = [np.asarray(s, dtype=np.float64) for s in self._rank_many_impl(qs, lists)]
+        if [len(s) for s in out] != [len(c) for c in lists]:
+            raise RuntimeError(f"{type(self).__name__}._rank_many_impl returned score arrays "
+                               f"of the wrong lengths")
+        return out
+
+    def _rank_many_impl(self, queries: list[str], candidate_lists: list[list[str]]
+                        ) -> list[np.ndarray]:
+        if type(self)._rank_impl is not Verifier._rank_impl:
+            return [self._rank_impl(q, c) for q, c in zip(queries, candidate_lists)]
+        flat = self.score_pairs([q for q, c in zip(queries, candidate_lists) for _ in c],
+                                [x for c in candidate_lists for x in c])
+        return np.split(flat, np.cumsum([len(c) for c in candidate_lists])[:-1])
+
     def choose(self, query: str, candidate_a: str, candidate_b: str) -> int:
         """One-to-two: 0 if ``candidate_a`` is judged the query's author, else 1."""
         s = self.rank(query, [candidate_a, candidate_b])
         return int(s[1] > s[0])
+
+    def choose_many(self, queries: Sequence[str], candidates_a: Sequence[str],
+                    candidates_b: Sequence[str]) -> np.ndarray:
+        """``choose`` for many triplets (one :meth:`rank_many` call): int array of 0/1."""
+        if not len(queries) == len(candidates_a) == len(candidates_b):
+            raise ValueError(f"{len(queries)} queries, {len(candidates_a)} first and "
+                             f"{len(candidates_b)} second candidates")
+        scores = self.rank_many(queries, [[a, b] for a, b in zip(candidates_a, candidates_b)])
+        return np.array([int(s[1] > s[0]) for s in scores], dtype=np.int64)

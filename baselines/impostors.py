@@ -121,7 +121,7 @@ def _impostor_wins(indptr, indices, data, n_features, q_rows, t_rows, cand, mask
                     shared += mins[j]
             den = sums[q, it] + sums[t, it] - shared
             target = shared / den if den > 0.0 else 0.0
-            best = -1.0
+            won = True
             for s in range(m):
                 c = picks[it, s]
                 shared = 0.0
@@ -130,9 +130,10 @@ def _impostor_wins(indptr, indices, data, n_features, q_rows, t_rows, cand, mask
                         shared += mins[j]
                 den = sums[q, it] + sums[cand[p, c], it] - shared
                 sim = shared / den if den > 0.0 else 0.0
-                if sim > best:
-                    best = sim
-            if target > best:
+                if sim >= target:  # one impostor at least as close loses the iteration
+                    won = False
+                    break
+            if won:
                 wins[p] += 1
     return wins
 

@@ -73,3 +73,7 @@ class MaskedVerifier(Verifier):
 
     def _rank_impl(self, query, candidates):
         return self.verifier_.rank(self._mask([query])[0], self._mask(candidates))
+
+    def _rank_many_impl(self, queries, candidate_lists):
+        return self.verifier_.rank_many(self._mask(queries),
+                                        [self._mask(c) for c in candidate_lists])

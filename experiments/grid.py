@@ -2,9 +2,9 @@
 
 A :class:`GridSpec` is declarative: which datasets (with their load options), which protocols
 (optionally restricted to some datasets), which methods and seeds. :func:`expand` turns it into
-:class:`Cell` objects by loading each dataset once and asking each protocol whether it applies and
-which settings it offers. Every cell has a stable key, the hash of its JSON-normalised spec, so a
-result on disk is found again by any later run of the same cell.
+:class:`Cell` objects by loading each dataset once and asking each protocol which settings it
+offers on it (none: it does not apply). Every cell has a stable key, the hash of its
+JSON-normalised spec, so a result on disk is found again by any later run of the same cell.
 
 Quick runs shrink sample sizes through ``protocol_params``: constructor arguments of a
 registered protocol's class (e.g. ``{"n_groups": 2}`` for one-to-many); the protocol is rebuilt
@@ -28,11 +28,11 @@ from experiments.methods import (
     key_options,
 )
 
-__all__ = ["Cell", "DatasetSpec", "Expansion", "GridSpec", "cell_key", "configured", "expand",
-           "full_grid", "normalise", "quick_grid"]
+__all__ = ["Cell", "DatasetSpec", "Expansion", "GridSpec", "KindScope", "cell_key", "configured",
+           "expand", "full_grid", "normalise", "quick_grid"]
 
 #: bump when the meaning of a stored cell changes, so old results are not reused
-SPEC_VERSION = 1
+SPEC_VERSION = 2
 
 
 def normalise(obj):
@@ -102,6 +102,28 @@ class Cell:
                 json.dumps(normalise(dict(self.setting)), sort_keys=True), int(self.seed))
 
 
+@dataclass(frozen=True)
+class KindScope:
+    """Where methods of one kind (``embedding``, ``llm``) run: only on these protocols and
+    datasets (``{protocol: [dataset, ...]}``), with ``n_seeds`` only the grid's first
+    ``n_seeds`` seeds, and with ``settings`` (``{protocol: [partial setting, ...]}``) only
+    the settings that contain all items of one of the partial settings; ``protocol_params``
+    replaces the grid's protocol parameters for them (e.g. fewer triplets). They are slow, so
+    the reference grid gives them the seeds' tables only."""
+
+    protocol_datasets: Mapping[str, list[str]]
+    n_seeds: int | None = None
+    settings: Mapping[str, list[dict]] = field(default_factory=dict)
+    protocol_params: Mapping[str, dict] = field(default_factory=dict)
+
+    def admits(self, protocol: str, dataset: str, setting: Mapping, seed_index: int) -> bool:
+        wanted = self.settings.get(protocol)
+        return (dataset in self.protocol_datasets.get(protocol, ())
+                and (self.n_seeds is None or seed_index < self.n_seeds)
+                and (wanted is None or any(all(setting.get(k) == v for k, v in w.items())
+                                           for w in wanted)))
+
+
 @dataclass
 class GridSpec:
     """What to run.
@@ -110,7 +132,12 @@ class GridSpec:
     restricts a protocol to some dataset names. ``methods``: names in the method registry
     (``None``: every method available with the run's options). ``max_settings`` keeps the
     first settings of each (dataset, protocol); ``protocol_params`` maps a protocol name to
-    constructor arguments (see the module docstring).
+    constructor arguments (see the module docstring). ``kind_scopes`` maps a method kind to
+    the :class:`KindScope` its methods are limited to; kinds not listed run everywhere.
+    ``maskings`` run on ``masking_protocols`` for ``masking_methods`` (None: every method).
+    ``single_seed_protocols`` run with the first seed only: fixed official problems (PAN),
+    where a seed changes nothing but a method's own random draws, and protocols whose task
+    already holds its own repeats (one-to-many: 10 groups x 3 repeats).
     """
 
     datasets: list[DatasetSpec]
@@ -122,6 +149,9 @@ class GridSpec:
     protocol_params: dict[str, dict] = field(default_factory=dict)
     maskings: list[str] = field(default_factory=list)
     masking_protocols: list[str] = field(default_factory=lambda: ["rethinking_av"])
+    masking_methods: list[str] | None = None
+    single_seed_protocols: list[str] = field(default_factory=list)
+    kind_scopes: dict[str, KindScope] = field(default_factory=dict)
 
 
 # The corpora of the seeds' tables. Names absent on a machine are reported and skipped.
@@ -131,6 +161,8 @@ _PAN_AV = ["pan13_av_en", "pan14_av/du_essays", "pan14_av/du_reviews", "pan14_av
 _CDAA = ["pan18_cdaa", "pan19_cdaa"]
 
 _FULL_PROTOCOL_DATASETS = {
+    "aidbench_one_to_one": _CORPORA,
+    "aidbench_one_to_two": _CORPORA,
     "aidbench_one_to_many": ["mlpapers", "blog", "enron"],
     "pan_verification": _PAN_AV,
     "cdaa_attribution": _CDAA,
@@ -138,7 +170,7 @@ _FULL_PROTOCOL_DATASETS = {
 
 # one small dataset per protocol; a protocol not listed runs nowhere in a quick run
 _QUICK = {
-    "aidbench_one_to_one": ["imdb62", "guardian"],
+    "aidbench_one_to_one": ["imdb62"],
     "aidbench_one_to_two": ["imdb62"],
     "aidbench_one_to_many": ["mlpapers"],
     "pan_verification": ["pan15_av_en"],
@@ -146,7 +178,7 @@ _QUICK = {
     "cdaa_attribution": ["pan18_cdaa"],
 }
 # cross-domain attribution has no size parameter: the quick run loads fewer problems
-_QUICK_LOAD = {"pan18_cdaa": {"split": "train", "language": "en"}}
+_QUICK_LOAD = {"pan18_cdaa": {"split": "train", "problem": "problem00002"}}
 _QUICK_PARAMS = {
     "aidbench_one_to_two": {"n_triplets": 40},
     "aidbench_one_to_many": {"n_groups": 2, "n_repeats": 1},
@@ -154,12 +186,20 @@ _QUICK_PARAMS = {
 }
 
 
+#: the topic/entity maskings run on the Rethinking-AV splits for one method of each family
+#: (n-gram distance, impostors, compression, Delta, learned pairs) rather than all of them
+_MASKED_METHODS = ["naive", "impostors", "ppm", "delta", "svm-pair"]
+#: protocols on fixed official problems, and one-to-many, whose task is 10 groups x 3 repeats
+_ONE_SEED = ["pan_verification", "cdaa_attribution", "aidbench_one_to_many"]
+
+
 def full_grid(seed: int = 0) -> GridSpec:
-    """The reference grid: every corpus, every registered protocol, method and masking, three
-    seeds."""
+    """The reference grid: every corpus, every registered protocol and method, the maskings
+    for one method per family, three seeds (one on fixed official problems and one-to-many)."""
     return GridSpec(datasets=[DatasetSpec(n) for n in _CORPORA + _PAN_AV + _CDAA],
                     seeds=[seed, seed + 1, seed + 2],
-                    protocol_datasets=dict(_FULL_PROTOCOL_DATASETS), maskings=list(MASKINGS))
+                    protocol_datasets=dict(_FULL_PROTOCOL_DATASETS), maskings=list(MASKINGS),
+                    masking_methods=list(_MASKED_METHODS), single_seed_protocols=list(_ONE_SEED))
 
 
 def quick_grid(seed: int = 0) -> GridSpec:
@@ -168,7 +208,7 @@ def quick_grid(seed: int = 0) -> GridSpec:
     return GridSpec(datasets=[DatasetSpec(n, _QUICK_LOAD.get(n, {})) for n in names],
                     seeds=[seed], protocol_datasets={p: list(d) for p, d in _QUICK.items()},
                     max_settings=1, protocol_params=dict(_QUICK_PARAMS),
-                    maskings=list(MASKINGS))
+                    maskings=list(MASKINGS), masking_methods=list(_MASKED_METHODS))
 
 
 @dataclass
@@ -190,6 +230,33 @@ def _settings(protocol, data, grid: GridSpec) -> list[dict]:
     if grid.max_settings is not None:
         settings = settings[:grid.max_settings]
     return settings
+
+
+def _protocol_cells(grid: GridSpec, ds: DatasetSpec, data, pname: str, params: dict,
+                    method_names: list[str], protocols: Mapping,
+                    methods: Mapping[str, MethodSpec], options: MethodOptions,
+                    skipped: list[str]) -> list[Cell]:
+    protocol = configured(protocols, pname, params)
+    try:  # an empty list: the protocol does not apply to this dataset
+        settings = _settings(protocol, data, grid)
+    except Exception as exc:
+        skipped.append(f"{pname} on {ds.label()}: settings failed: {type(exc).__name__}: {exc}")
+        return []
+    masked = pname in grid.masking_protocols
+    seeds = grid.seeds[:1] if pname in grid.single_seed_protocols else grid.seeds
+    cells = []
+    for setting in settings:
+        for s_index, seed in enumerate(seeds):
+            for m in method_names:
+                scope = grid.kind_scopes.get(methods[m].kind)
+                if scope is not None and not scope.admits(pname, ds.name, setting, s_index):
+                    continue
+                masks = [None, *grid.maskings] if masked and (
+                    grid.masking_methods is None or m in grid.masking_methods) else [None]
+                for mask in masks:
+                    cells.append(Cell(ds.name, normalise(dict(ds.load)), pname, setting, m,
+                                      key_options(methods[m], options), int(seed), params, mask))
+    return cells
 
 
 def expand(grid: GridSpec, protocols: Mapping, loader: Callable, *,
@@ -229,22 +296,14 @@ def expand(grid: GridSpec, protocols: Mapping, loader: Callable, *,
             skipped.append(f"dataset {ds.label()}: {type(exc).__name__}: {exc}")
             continue
         for pname in users:
-            params = normalise(grid.protocol_params.get(pname, {}))
-            protocol = configured(protocols, pname, params)
-            if not protocol.applicable(data):
-                continue
-            try:
-                settings = _settings(protocol, data, grid)
-            except Exception as exc:
-                skipped.append(f"{pname} on {ds.label()}: settings failed: "
-                               f"{type(exc).__name__}: {exc}")
-                continue
-            masks = [None, *grid.maskings] if pname in grid.masking_protocols else [None]
-            for setting in settings:
-                for seed in grid.seeds:
-                    for m in method_names:
-                        for mask in masks:
-                            cells.append(Cell(ds.name, normalise(dict(ds.load)), pname,
-                                              setting, m, key_options(methods[m], options),
-                                              int(seed), params, mask))
+            # methods whose kind scope sizes this protocol its own way get their own tasks
+            variants: dict[str, list[str]] = {}
+            for m in method_names:
+                scope = grid.kind_scopes.get(methods[m].kind)
+                params = scope.protocol_params[pname] if scope is not None and \
+                    pname in scope.protocol_params else grid.protocol_params.get(pname, {})
+                variants.setdefault(json.dumps(normalise(params), sort_keys=True), []).append(m)
+            for variant, names in variants.items():
+                cells += _protocol_cells(grid, ds, data, pname, json.loads(variant), names,
+                                         protocols, methods, options, skipped)
     return Expansion(cells=cells, skipped=skipped)

@@ -5,7 +5,7 @@ A factory takes the cell's seed and the run's :class:`MethodOptions` and returns
 ``baselines.registry`` is here under its name (register a classical method there, with one
 line); a method that needs the run's options (a hosted LLM) is one more line in ``METHODS``,
 e.g. ``METHODS["llm"] = MethodSpec(lambda seed, o: Prompted(o.llm_base_url, o.llm_model),
-hosted_llm=True)``.
+hosted_llm=True, kind="llm")``.
 """
 
 from __future__ import annotations
@@ -46,11 +46,13 @@ class MethodSpec:
 
     ``factory(seed, options)`` returns an unfitted Verifier. ``hosted_llm`` methods run only
     when the user passes ``--llm-base-url`` and ``--llm-model``; their URL and model become part
-    of the cell key, since they change the numbers.
+    of the cell key, since they change the numbers. ``kind`` (``classical``, ``embedding`` or
+    ``llm``, as in ``baselines.registry``) lets a grid run the slow kinds on fewer cells.
     """
 
     factory: Callable[[int, MethodOptions], Verifier]
     hosted_llm: bool = False
+    kind: str = "classical"
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,7 @@ class Registered:
         return registry.make(self.name, seed=seed)
 
 
-METHODS: dict[str, MethodSpec] = {name: MethodSpec(Registered(name))
+METHODS: dict[str, MethodSpec] = {name: MethodSpec(Registered(name), kind=registry.kind(name))
                                   for name in registry.methods()}
 
 #: masking name -> wrapper taking an unfitted Verifier and returning one that masks its input

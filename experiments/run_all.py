@@ -77,8 +77,10 @@ def _grid(args) -> GridSpec:
     datasets = _names(args.datasets)
     if datasets:
         grid.datasets = [DatasetSpec(n) for n in datasets]
-        # datasets named by the user go to every protocol that applies to them
+        # datasets named by the user go to every protocol that applies to them, for every
+        # method the user runs
         grid.protocol_datasets = {}
+        grid.kind_scopes = {}
     grid.methods = _names(args.methods)
     grid.protocols = _names(args.protocols)
     return grid

@@ -1,5 +1,10 @@
 """Run grid cells in parallel (joblib/loky or dask.distributed), one result file per cell.
 
+Cells are sent to workers a task at a time (the cells sharing dataset, protocol, setting and
+seed, which differ only in method or masking), so a worker loads the data and samples the task
+once for all of them. With loky the worker stores each cell as soon as it finishes; with dask
+(whose workers may be on other machines) the client stores what comes back.
+
 Each finished cell is stored as ``<out>/cells/<key>.json`` (spec, status, metric rows, runtime,
 task info, error and traceback for a failed cell), written atomically: a temporary file in the
 same folder is renamed over the target, so a reader never sees half a file. Per-item scores, when
@@ -41,7 +46,7 @@ from experiments.methods import (
     MethodSpec,
 )
 
-__all__ = ["CellStore", "RunSummary", "execute_cell", "run", "write_atomic"]
+__all__ = ["CellStore", "RunSummary", "execute_cell", "execute_task", "run", "write_atomic"]
 
 METRIC_COLUMNS = ("metric", "value", "n", "group")
 SCORE_COLUMNS = ("y_true", "y_score")
@@ -224,6 +229,26 @@ def execute_cell(cell: Cell, protocol, factory: Callable, loader: Callable,
     return record, scores
 
 
+def execute_task(cells: list[Cell], protocol, factories: list[Callable], loader: Callable,
+                 options: MethodOptions, store_dir: str | None = None
+                 ) -> list[tuple[dict, pd.DataFrame | None]]:
+    """Run the cells of one task in order (the task is sampled once, see ``_TASKS``).
+
+    With ``store_dir`` each cell is stored there as soon as it finishes, so an interrupted
+    task loses no finished cell; its record then says ``stored`` and its scores are not sent
+    back.
+    """
+    store = CellStore(store_dir) if store_dir is not None else None
+    out = []
+    for cell, factory in zip(cells, factories, strict=True):
+        record, scores = execute_cell(cell, protocol, factory, loader, options)
+        if store is not None:
+            store.write(record, scores)
+            record, scores = {**record, "stored": True}, None
+        out.append((record, scores))
+    return out
+
+
 # -- client side ---------------------------------------------------------------------------
 
 @dataclass
@@ -245,8 +270,9 @@ class RunSummary:
 
 def _loky_results(payloads: list[tuple], n_jobs: int) -> Iterable:
     from joblib import Parallel, delayed
-    par = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator_unordered")
-    return par(delayed(execute_cell)(*p) for p in payloads)
+    par = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator_unordered",
+                   batch_size=1)
+    return par(delayed(execute_task)(*p) for p in payloads)
 
 
 def _dask_results(payloads: list[tuple], n_jobs: int, scheduler: str | None) -> Iterable:
@@ -264,7 +290,7 @@ def _dask_results(payloads: list[tuple], n_jobs: int, scheduler: str | None) -> 
                                processes=True, silence_logs=40)
         client = Client(cluster)
     try:
-        futures = [client.submit(execute_cell, *p, pure=False, key=f"cell-{p[0].key}")
+        futures = [client.submit(execute_task, *p, pure=False, key=f"task-{p[0][0].key}")
                    for p in payloads]
         try:
             for fut in as_completed(futures):
@@ -275,6 +301,12 @@ def _dask_results(payloads: list[tuple], n_jobs: int, scheduler: str | None) -> 
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _factory(cell: Cell, methods: Mapping[str, MethodSpec], maskings: Mapping[str, Callable]
+             ) -> Callable:
+    factory = methods[cell.method].factory
+    return factory if cell.masking is None else Masked(factory, maskings[cell.masking])
 
 
 def run(cells: list[Cell], out_dir: str | Path, *, protocols: Mapping, loader: Callable,
@@ -303,28 +335,33 @@ def run(cells: list[Cell], out_dir: str | Path, *, protocols: Mapping, loader: C
     done_before = len(unique) - len(pending)
     todo = pending if max_cells is None else pending[:max(0, max_cells)]
     instances: dict = {}
-    payloads = []
+    tasks: dict[tuple, list[Cell]] = {}
     for c in todo:
-        pkey = c.task_key[2:4]
+        tasks.setdefault(c.task_key, []).append(c)
+    store_dir = None if backend == "dask" else str(out_dir)
+    payloads = []
+    for group in tasks.values():
+        pkey = group[0].task_key[2:4]
         if pkey not in instances:
-            instances[pkey] = configured(protocols, c.protocol, c.protocol_params)
-        factory = methods[c.method].factory
-        if c.masking is not None:
-            factory = Masked(factory, maskings[c.masking])
-        payloads.append((c, instances[pkey], factory, loader, options))
+            instances[pkey] = configured(protocols, group[0].protocol,
+                                         group[0].protocol_params)
+        payloads.append((group, instances[pkey], [_factory(c, methods, maskings) for c in group],
+                         loader, options, store_dir))
     computed = failed = 0
     if payloads:
         results = (_dask_results(payloads, n_jobs, scheduler) if backend == "dask"
                    else _loky_results(payloads, n_jobs))
         from tqdm.auto import tqdm
-        with tqdm(total=len(payloads), unit="cell", disable=not progress,
+        with tqdm(total=len(todo), unit="cell", disable=not progress,
                   desc="stylo grid") as bar:
-            for record, scores in results:
-                store.write(record, scores)
-                computed += 1
-                failed += record["status"] != "ok"
+            for task_results in results:
+                for record, scores in task_results:
+                    if not record.get("stored"):
+                        store.write(record, scores)
+                    computed += 1
+                    failed += record["status"] != "ok"
                 bar.set_postfix(failed=failed, refresh=False)
-                bar.update()
+                bar.update(len(task_results))
     return RunSummary(total=len(unique), already_done=done_before, computed=computed,
                       failed=failed, not_run=len(pending) - len(todo),
                       seconds=time.perf_counter() - t0)

@@ -1,6 +1,6 @@
 """Small stand-in protocols and a synthetic dataset loader for the experiments tests.
 
-They follow the protocol contract (applicable / settings / sample / evaluate returning tidy rows
+They follow the protocol contract (settings / sample / evaluate returning tidy rows
 ``metric, value, n, group``) on a synthetic corpus, so the runner is tested without the real
 protocols or any corpus text.
 """
@@ -57,11 +57,8 @@ class ToyVerification:
     def __init__(self, n_pairs: int = 20):
         self.n_pairs = n_pairs
 
-    def applicable(self, data) -> bool:
-        return isinstance(data, Corpus)
-
     def settings(self, data) -> list[dict]:
-        return [{"mix": "half"}, {"mix": "quarter"}]
+        return [{"mix": "half"}, {"mix": "quarter"}] if isinstance(data, Corpus) else []
 
     def sample(self, data: Corpus, setting: dict, seed: int) -> ToyTask:
         rng = np.random.default_rng(seed)
@@ -95,11 +92,8 @@ class ToyRanking:
 
     name = "toy_ranking"
 
-    def applicable(self, data) -> bool:
-        return isinstance(data, Corpus)
-
     def settings(self, data) -> list[dict]:
-        return [{"n_authors": 2}, {"n_authors": 3}]
+        return [{"n_authors": 2}, {"n_authors": 3}] if isinstance(data, Corpus) else []
 
     def sample(self, data: Corpus, setting: dict, seed: int) -> ToyTask:
         rng = np.random.default_rng(seed)

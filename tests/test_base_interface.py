@@ -106,3 +106,41 @@ def test_random_guess_ranks_are_uniform_permutations():
     tops = np.bincount([int(np.argmax(RandomGuess(random_state=s).fit().rank("q", cands)))
                         for s in range(4000)], minlength=4)
     assert np.all(np.abs(tops / 4000 - 0.25) < 0.03)
+
+
+class _CountingLengthRatio(_LengthRatio):
+    """Counts _score_impl calls, to see that rank_many batches them."""
+
+    def _score_impl(self, a, b):
+        self.calls_ = getattr(self, "calls_", 0) + 1
+        return super()._score_impl(a, b)
+
+
+class _OwnRanker(_LengthRatio):
+    """A method with its own ranking (reversed lengths), which rank_many must respect."""
+
+    def _rank_impl(self, query, candidates):
+        return -np.array([len(c) for c in candidates], float)
+
+
+def test_rank_many_and_choose_many_agree_with_one_query_at_a_time(corpus):
+    queries = ["abc", "a much longer query text", "q"]
+    lists = [["ab", "abcd", "abcdefgh"], ["short", "a much longer candidate"], ["x"]]
+    batched = _CountingLengthRatio().fit(corpus)
+    got = batched.rank_many(queries, lists)
+    assert batched.calls_ == 1  # every pair of every query in one call
+    single = _LengthRatio().fit(corpus)
+    for q, c, s in zip(queries, lists, got):
+        np.testing.assert_array_equal(s, single.rank(q, c))
+    own = _OwnRanker().fit(corpus)
+    for q, c, s in zip(queries, lists, own.rank_many(queries, lists)):
+        np.testing.assert_array_equal(s, own.rank(q, c))
+    a, b = ["ab", "short", "x"], ["abcd", "a much longer candidate", "xyz"]
+    np.testing.assert_array_equal(single.choose_many(queries, a, b),
+                                  [single.choose(q, x, y) for q, x, y in zip(queries, a, b)])
+    with pytest.raises(ValueError, match="candidate_lists\\[1\\] is empty"):
+        single.rank_many(["q", "r"], [["a"], []])
+    with pytest.raises(ValueError, match="2 queries but 1 candidate lists"):
+        single.rank_many(["q", "r"], [["a"]])
+    with pytest.raises(ValueError, match="3 queries, 2 first"):
+        single.choose_many(queries, a[:2], b)

@@ -10,6 +10,7 @@ from experiments.grid import (
     Cell,
     DatasetSpec,
     GridSpec,
+    KindScope,
     cell_key,
     configured,
     expand,
@@ -106,8 +107,51 @@ def test_hosted_llm_methods_need_url_and_model_and_key_on_them():
                                                "llm_model": "m"} for c in hosted)
 
 
+def test_kind_scopes_limit_slow_methods_to_their_protocols_datasets_and_seeds():
+    methods = {"random": METHODS["random"],
+               "slow": MethodSpec(lambda seed, o: RandomGuess(seed), kind="llm")}
+    grid = GridSpec(datasets=[DatasetSpec("toy")], seeds=[0, 1, 2], methods=["random", "slow"],
+                    kind_scopes={"llm": KindScope({"toy_ranking": ["toy"]}, n_seeds=1)})
+    cells = expand(grid, PROTOCOLS, toy_loader, methods=methods).cells
+    slow = [c for c in cells if c.method == "slow"]
+    fast = [c for c in cells if c.method == "random"]
+    assert {(c.protocol, c.seed) for c in slow} == {("toy_ranking", 0)}
+    assert len(slow) == 2  # both settings of toy_ranking, first seed only
+    assert {(c.protocol, c.seed) for c in fast} == {(p, s) for p in PROTOCOLS for s in (0, 1, 2)}
+    grid.kind_scopes = {"llm": KindScope({"toy_ranking": ["another"]})}
+    assert not [c for c in expand(grid, PROTOCOLS, toy_loader, methods=methods).cells
+                if c.method == "slow"]
+    grid.kind_scopes = {"llm": KindScope({"toy_ranking": ["toy"]},
+                                         settings={"toy_ranking": [{"n_authors": 3}]})}
+    slow = [c for c in expand(grid, PROTOCOLS, toy_loader, methods=methods).cells
+            if c.method == "slow"]
+    assert {c.setting["n_authors"] for c in slow} == {3} and len(slow) == 3  # three seeds
+    grid.kind_scopes = {"llm": KindScope({"toy_verification": ["toy"]}, n_seeds=1,
+                                         protocol_params={"toy_verification": {"n_pairs": 4}})}
+    cells = expand(grid, PROTOCOLS, toy_loader, methods=methods).cells
+    slow = [c for c in cells if c.method == "slow"]
+    assert slow and all(c.protocol_params == {"n_pairs": 4} for c in slow)
+    assert all(c.protocol_params == {} for c in cells if c.method == "random")
+    assert not {c.task_key for c in slow} & {c.task_key for c in cells if c.method == "random"}
+
+
 def test_quick_grid_is_a_subset_of_full_grid():
     quick, full = quick_grid(3), full_grid(3)
     assert quick.seeds == [3] and full.seeds == [3, 4, 5]
     assert {d.name for d in quick.datasets} <= {d.name for d in full.datasets}
     assert quick.max_settings == 1 and full.max_settings is None
+
+
+def test_maskings_for_chosen_methods_and_one_seed_for_fixed_protocols():
+    methods = {"random": METHODS["random"], "other": METHODS["random"]}
+    maskings = {"mask": lambda verifier: verifier}
+    grid = toy_grid(seeds=(0, 1), methods=("random", "other"), maskings=["mask"],
+                    masking_protocols=["toy_verification"], masking_methods=["other"],
+                    single_seed_protocols=["toy_ranking"])
+    cells = expand(grid, PROTOCOLS, toy_loader, methods=methods, maskings=maskings).cells
+    masked = {(c.protocol, c.method) for c in cells if c.masking == "mask"}
+    assert masked == {("toy_verification", "other")}
+    assert {c.seed for c in cells if c.protocol == "toy_ranking"} == {0}
+    assert {c.seed for c in cells if c.protocol == "toy_verification"} == {0, 1}
+    # 2 settings x 2 seeds x (random + other + masked other), and 2 settings x 1 seed x 2
+    assert len(cells) == 2 * 2 * 3 + 2 * 2

@@ -13,6 +13,7 @@ from stylo.corpus import Corpus
 from stylo.protocols import PROTOCOLS, ProtocolError
 from stylo.protocols._sampling import PairRules
 from stylo.protocols.aidbench import OneToMany, OneToOne, OneToTwo, parse_mix
+from stylo.protocols.base import capped_corpus
 
 
 def make_corpus(n_authors=8, n_topics=4, per_cell=4, topics=True, seed=0) -> Corpus:
@@ -313,7 +314,7 @@ def test_auto_policy_prefers_author_disjoint_training():
 def test_auto_policy_falls_back_to_text_disjoint_training():
     # 30 authors x 40 texts: 200 pairs touch (nearly) every author, but leave most texts
     corpus = make_corpus(n_authors=30, n_topics=1, per_cell=40, topics=False)
-    task = OneToOne().sample(corpus, {"mix": "100/100"}, seed=0)
+    task = OneToOne(max_train_texts=None).sample(corpus, {"mix": "100/100"}, seed=0)
     strict = OneToOne(train_policy="disjoint_authors").sample(corpus, {"mix": "100/100"}, 0)
     assert task.info["train_policy"] == "disjoint_texts"
     assert strict.train is None or strict.train.frame["author"].nunique() < 20
@@ -374,3 +375,28 @@ def test_imdb62_one_to_one_has_usable_training_data(dataset):
     task = PROTOCOLS["aidbench_one_to_one"].sample(corpus, {"mix": "100/100"}, seed=0)
     assert task.info["train_policy"] == "disjoint_texts"  # 200 pairs touch all 62 authors
     _check_usable_train(task)
+    # the default cap: 1,000 of the ~18,000 texts left, spread over all 62 authors
+    assert task.info["n_train_texts"] == len(task.train) == 1000
+    assert task.info["n_train_texts_available"] > 17000
+    assert task.train.frame["author"].nunique() == 62
+
+
+@settings(max_examples=60, deadline=None)
+@given(sizes=st.lists(st.integers(1, 9), min_size=1, max_size=12),
+       cap=st.integers(1, 60), seed=st.integers(0, 100))
+def test_capped_corpus_takes_two_texts_per_author_per_round(sizes, cap, seed):
+    authors = [f"a{i}" for i, n in enumerate(sizes) for _ in range(n)]
+    corpus = Corpus.from_lists([f"text {k}" for k in range(len(authors))], authors)
+    capped = capped_corpus(corpus, cap, seed)
+    assert len(capped) == min(cap, len(corpus))
+    assert set(capped.ids) <= set(corpus.ids)
+    kept = pd.Series(capped.authors).value_counts().reindex(
+        [f"a{i}" for i in range(len(sizes))], fill_value=0)
+    # an author is more than one round (two texts) ahead of another only if that one ran out
+    for a in kept.index:
+        for b, n_b in zip(kept.index, sizes):
+            if kept[a] - kept[b] > 2:
+                assert kept[b] == n_b, (a, b, kept.to_dict())
+    again = capped_corpus(corpus, cap, seed)
+    assert list(again.ids) == list(capped.ids)
+    assert capped_corpus(corpus, None, seed) is corpus

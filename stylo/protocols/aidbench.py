@@ -58,6 +58,12 @@ three or more texts in the whole corpus, for whom step 3 can guarantee two train
 
 ``task.info["train_policy"]`` records the policy actually used and ``info["train_usable"]``
 whether it met the minimum. ``train_policy`` may also name one of the three to force it.
+
+``max_train_texts`` (default 1,000, None for no cap) then caps the training corpus with
+:func:`~stylo.protocols.base.capped_corpus` (two texts per author per round, seeded), because a
+method's fitting cost grows with its training material (an impostor pool, a vocabulary) while
+what it learns — a few hundred training pairs, a background of a thousand texts — does not need
+all of IMDb62 or Blog. ``info`` keeps ``n_train_texts_available`` beside ``n_train_texts``.
 """
 
 from __future__ import annotations
@@ -76,6 +82,7 @@ from stylo.protocols.base import (
     Task,
     Triplets,
     author_sets,
+    capped_corpus,
     fit_clone,
     known_authors,
     training_corpus,
@@ -140,10 +147,11 @@ class _AIDBench(Protocol):
     cross-topic default. Subclasses implement ``_draw``."""
 
     def __init__(self, train_policy: str = "auto", min_train_authors: int = 20,
-                 reserve_fraction: float = 0.2):
+                 reserve_fraction: float = 0.2, max_train_texts: int | None = 1000):
         self.train_policy = train_policy
         self.min_train_authors = min_train_authors
         self.reserve_fraction = reserve_fraction
+        self.max_train_texts = max_train_texts
 
     def _draw(self, corpus: Corpus, setting: dict, seed: int) -> tuple[object, set, dict]:
         """The test items drawn from ``corpus``, the corpus positions they use, their info."""
@@ -190,7 +198,10 @@ class _AIDBench(Protocol):
                           int(reserved.sum()))
 
     def _task(self, setting, seed, need, policy, train, test, info, n_reserved) -> Task:
+        available = len(train) if train is not None else 0
+        train = capped_corpus(train, self.max_train_texts, seed)
         info = {**info, "n_train_texts": len(train) if train is not None else 0,
+                "n_train_texts_available": available,
                 "train_policy": policy, "train_policy_requested": self.train_policy,
                 "n_train_authors_with_2_texts": _n_multi_authors(train),
                 "train_authors_needed": need,
@@ -266,8 +277,9 @@ class OneToTwo(_AIDBench):
     name = "aidbench_one_to_two"
 
     def __init__(self, n_triplets: int = 200, train_policy: str = "auto",
-                 min_train_authors: int = 20, reserve_fraction: float = 0.2):
-        super().__init__(train_policy, min_train_authors, reserve_fraction)
+                 min_train_authors: int = 20, reserve_fraction: float = 0.2,
+                 max_train_texts: int | None = 1000):
+        super().__init__(train_policy, min_train_authors, reserve_fraction, max_train_texts)
         self.n_triplets = n_triplets
 
     def settings(self, data) -> list[dict]:
@@ -316,9 +328,8 @@ class OneToTwo(_AIDBench):
     def evaluate(self, method, task: Task) -> pd.DataFrame:
         est = fit_clone(method, task.train)
         frame = task.test.frame
-        chosen = np.array([est.choose(q, a, b)
-                           for q, a, b in zip(frame["query"], frame["a"], frame["b"],
-                                               strict=True)])
+        chosen = est.choose_many(frame["query"].tolist(), frame["a"].tolist(),
+                                 frame["b"].tolist())
         return _scoring.choice_table(frame["answer"].to_numpy(), chosen, group="all")
 
 
@@ -336,8 +347,9 @@ class OneToMany(_AIDBench):
 
     def __init__(self, n_groups: int = 10, n_repeats: int = 3, texts_per_author: int = 10,
                  first_stage=None, ks=(1, 3, 5), train_policy: str = "auto",
-                 min_train_authors: int = 20, reserve_fraction: float = 0.2):
-        super().__init__(train_policy, min_train_authors, reserve_fraction)
+                 min_train_authors: int = 20, reserve_fraction: float = 0.2,
+                 max_train_texts: int | None = 1000):
+        super().__init__(train_policy, min_train_authors, reserve_fraction, max_train_texts)
         self.n_groups = n_groups
         self.n_repeats = n_repeats
         self.texts_per_author = texts_per_author
@@ -473,23 +485,26 @@ class OneToMany(_AIDBench):
         keep = task.info.get("keep")
         stage1 = est if self.first_stage is None or keep is None \
             else fit_clone(self.first_stage, task.train)
-        all_scores, kept_any = [], []
-        for q in task.test:
-            cands = list(q.candidates)
-            if keep is None:
-                all_scores.append(est.rank(q.query, cands))
-                continue
-            first = np.asarray(stage1.rank(q.query, cands), dtype=np.float64)
-            order = _ranked(first)
-            top, rest = order[:keep], order[keep:]
-            # one score vector for the final order: the kept candidates, ranked by the
-            # method, above the dropped ones, which keep their first-stage order (and ties)
-            final = np.empty(len(cands))
-            final[rest] = rankdata(first[rest], method="min")
-            final[top] = len(rest) + rankdata(est.rank(q.query, [cands[i] for i in top]),
-                                              method="min")
-            all_scores.append(final)
-            kept_any.append(bool(q.relevant[top].any()))
+        queries = [q.query for q in task.test]
+        cands = [list(q.candidates) for q in task.test]
+        kept_any = []
+        if keep is None:
+            all_scores = est.rank_many(queries, cands)
+        else:
+            firsts = stage1.rank_many(queries, cands)
+            orders = [_ranked(first) for first in firsts]
+            seconds = est.rank_many(queries, [[c[i] for i in order[:keep]]
+                                              for c, order in zip(cands, orders)])
+            all_scores = []
+            for q, first, order, second in zip(task.test, firsts, orders, seconds):
+                top, rest = order[:keep], order[keep:]
+                # one score vector for the final order: the kept candidates, ranked by the
+                # method, above the dropped ones, which keep their first-stage order (and ties)
+                final = np.empty(len(first))
+                final[rest] = rankdata(first[rest], method="min")
+                final[top] = len(rest) + rankdata(second, method="min")
+                all_scores.append(final)
+                kept_any.append(bool(q.relevant[top].any()))
         table = _scoring.ranking_table(all_scores, [q.relevant for q in task.test],
                                        np.array([q.repeat for q in task.test]), self.ks)
         if keep is not None:

@@ -23,7 +23,7 @@ from sklearn.base import clone
 from stylo.corpus import Corpus, PairSet
 
 __all__ = ["Protocol", "Task", "ProtocolError", "RankingQuery", "Triplets", "UNKNOWN_AUTHORS",
-           "author_sets", "fit_clone", "known_authors", "training_corpus"]
+           "author_sets", "capped_corpus", "fit_clone", "known_authors", "training_corpus"]
 
 #: author labels that stand for "someone not in the data" (PAN 2019's open-set texts are all
 #: labelled ``<UNK>``); such texts share no known author with anything, so sampling skips them
@@ -85,16 +85,13 @@ class Task:
 
 
 class Protocol:
-    """Base class: ``applicable``, ``settings``, ``sample`` and ``evaluate``."""
+    """Base class: ``settings``, ``sample`` and ``evaluate``."""
 
     name: str = "protocol"
 
-    def applicable(self, data) -> bool:
-        """Whether at least one setting can be sampled from ``data``."""
-        return bool(self.settings(data))
-
     def settings(self, data) -> list[dict]:
-        """The JSON-able settings this protocol runs on ``data`` by default."""
+        """The JSON-able settings this protocol runs on ``data`` by default; an empty list
+        when it does not apply to ``data`` (the only applicability test a grid makes)."""
         raise NotImplementedError
 
     def sample(self, data, setting: dict, seed: int) -> Task:
@@ -143,6 +140,32 @@ def author_sets(corpus: Corpus, column: str = "author") -> list[frozenset]:
             raise ProtocolError(f"corpus {corpus.name!r}: text {corpus.ids[i]!r} has no usable "
                                 f"{column!r} value ({v!r})")
     return out
+
+
+def capped_corpus(corpus: Corpus | None, max_texts: int | None, seed: int) -> Corpus | None:
+    """At most ``max_texts`` texts of ``corpus`` (all of it when it is that small or
+    ``max_texts`` is None), drawn with ``seed``.
+
+    Texts are taken two per author at a time, authors in a seeded order: every author
+    contributes two texts (if it has them) before any contributes a third. So a capped
+    training corpus keeps as many authors as possible, each with the two texts a same-author
+    training pair needs, instead of whatever a uniform draw leaves.
+    """
+    if corpus is None or max_texts is None or len(corpus) <= max_texts:
+        return corpus
+    if max_texts < 1:
+        raise ProtocolError(f"max_texts must be a positive int or None, got {max_texts!r}")
+    rng = np.random.default_rng([seed, 2])
+    order = rng.permutation(len(corpus))
+    authors = corpus.frame["author"].to_numpy()[order]
+    rank_in_author = pd.Series(authors).groupby(authors, sort=False).cumcount().to_numpy()
+    names = pd.unique(authors)
+    position = dict(zip(names[rng.permutation(len(names))], range(len(names))))
+    turn = rank_in_author // 2 * len(names) + np.array([position[a] for a in authors])
+    keep = np.zeros(len(corpus), dtype=bool)
+    keep[order[np.argsort(turn, kind="stable")[:max_texts]]] = True
+    return corpus.filter(keep, "train capped",
+                         f"{max_texts} of {len(corpus)} texts, two per author per round")
 
 
 def training_corpus(corpus: Corpus, used: np.ndarray, test_authors: set,
