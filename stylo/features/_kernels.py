@@ -15,6 +15,10 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 _HASH_MUL = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: spreads packed keys
 
@@ -26,6 +30,30 @@ def _slot(key, mask):
     h *= _HASH_MUL
     h ^= h >> np.uint64(29)
     return np.int64(h & np.uint64(mask))
+
+
+@intrinsic
+def prefetch(typingctx, arr, idx):
+    """``prefetch(arr, i)``: hint the CPU to load the cache line of ``arr[i]`` (of ``arr[i, 0]``
+    if 2-D). No effect on results; LLVM's ``llvm.prefetch`` (read, high locality)."""
+    sig = types.void(arr, idx)
+
+    def codegen(context, builder, signature, args):
+        aryty, idxty = signature.args
+        ary = context.make_array(aryty)(context, builder, args[0])
+        first = context.cast(builder, args[1], idxty, types.intp)
+        rest = [context.get_constant(types.intp, 0)] * (aryty.ndim - 1)
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [first, *rest],
+                                       wraparound=False)
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, 0), ir.Constant(i32, 3),
+                          ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
 
 
 @numba.njit(cache=True, nogil=True)
@@ -122,117 +150,141 @@ def _rehash(tab, new_cap):
 
 
 @numba.njit(cache=True, nogil=True)
-def count_segments(sym, seg_off, doc_seg, min_n, max_n, bits, word_bounded):
-    """Count the n-grams of every document exactly.
+def doc_keys(sym, seg_off, s0, s1, min_n, max_n, bits, word_bounded, out):
+    """Write the packed key of every n-gram of segments ``s0:s1`` (one document) to ``out``,
+    in no particular order; returns how many.
 
     N-grams never cross segment boundaries and skip any containing symbol 0. With
     ``word_bounded`` (char_wb) a segment no longer than ``max_n`` also yields itself once,
-    whatever ``min_n`` (scikit-learn counts a short padded word exactly once).
+    whatever ``min_n`` (scikit-learn counts a short padded word exactly once). A window of
+    ``max_n`` symbols rolls over each segment: the key of the n-gram of length n at a position
+    is the window's first n symbols, i.e. its high bits, so each key costs one mask.
+    """
+    full = (np.int64(1) << (bits * max_n)) - 1
+    m = 0
+    for s in range(s0, s1):
+        a = seg_off[s]
+        b = seg_off[s + 1]
+        w_len = b - a
+        top = max_n
+        if word_bounded and w_len - 1 < top:
+            top = w_len - 1  # the whole padded word is counted below
+        win = np.int64(0)
+        for k in range(min(max_n, w_len)):
+            win |= np.int64(sym[a + k]) << (bits * (max_n - 1 - k))
+        zero = a  # the first position >= i holding symbol 0, or b
+        while zero < b and sym[zero] != 0:
+            zero += 1
+        if word_bounded and w_len <= max_n and zero == b:
+            out[m] = win
+            m += 1
+        for i in range(a, b):
+            if zero < i:
+                zero = i
+                while zero < b and sym[zero] != 0:
+                    zero += 1
+            hi = min(top, zero - i)
+            for n in range(min_n, hi + 1):
+                out[m] = win & ~((np.int64(1) << (bits * (max_n - n))) - 1)
+                m += 1
+            win = (win << bits) & full
+            if i + max_n < b:
+                win |= np.int64(sym[i + max_n])
+    return m
+
+
+_PREFETCH_AHEAD = 16
+
+
+@numba.njit(cache=True, nogil=True)
+def count_segments(sym, seg_off, doc_seg, min_n, max_n, bits, word_bounded):
+    """Count the n-grams of every document exactly (which n-grams: see ``doc_keys``).
 
     Returns ``(row_nnz, ids, counts, keys)``: per document the number of distinct n-grams;
     for each (document, distinct n-gram) its chunk-local id and count, documents in order;
     and per local id its packed key.
 
-    One open-addressing table (linear probing, exact key comparison) holds per slot the key
-    and ``local_id << 32 | count in the current document``, so an n-gram costs one cache line.
-    Unigrams and bigrams, when ``2 * bits <= 22``, skip hashing: their symbols index a direct
-    table (a unigram ``s0`` at ``s0 < 2**bits``, a bigram at ``s0 << bits | s1 >= 2**bits``)
-    holding ``(local_id + 1) << 32 | count``.
+    Per document the keys are first written to a buffer, then each is given its chunk-local id
+    (ids in order of first occurrence) by an open-addressing table (linear probing, exact key
+    comparison, slots ``(key, id)``), prefetching the slot of the key ``_PREFETCH_AHEAD``
+    places ahead so that cache misses of the large table overlap. Unigrams and bigrams, when
+    ``n * bits <= 22`` for length n, skip hashing: a direct table indexed by their symbols holds
+    ``id + 1``. Counts go to a dense array indexed by id, whose busy part (frequent n-grams,
+    seen early, have small ids) stays in cache.
     """
     n_docs = doc_seg.shape[0] - 1
-    direct_n = 2 if 2 * bits <= 22 else 0
-    direct = np.zeros(1 << (2 * bits) if direct_n else 1, dtype=np.int64)
+    direct_n = 0  # n-grams up to this length use the direct table (at most 2**22 entries)
+    for n in range(1, min(max_n, 2) + 1):
+        if n * bits <= 22:
+            direct_n = n
+    low_shift = bits * (max_n - direct_n)  # a key of length <= direct_n has these bits zero
+    low = (np.int64(1) << low_shift) - 1
+    direct = np.zeros(1 << (bits * direct_n), dtype=np.int32)
     cap = 1 << 16
     tab = np.zeros((cap, 2), dtype=np.int64)
     n_local = 0
     keys = np.empty(cap // 2, dtype=np.int64)
-    touched = np.empty(16, dtype=np.int64)
-    low32 = np.int64(0xFFFFFFFF)
+    cnt = np.zeros(cap // 2, dtype=np.int32)
+    kb = np.empty(16, dtype=np.int64)
+    touched = np.empty(16, dtype=np.int32)
 
     row_nnz = np.zeros(n_docs, dtype=np.int64)
     ids = np.empty(max(16, sym.shape[0]), dtype=np.int32)
     counts = np.empty(max(16, sym.shape[0]), dtype=np.int32)
     nnz = 0
     for d in range(n_docs):
-        # room for every n-gram of this document being new, at load <= 1/2
         ln = seg_off[doc_seg[d + 1]] - seg_off[doc_seg[d]]
         most = ln * (max_n - min_n + 1) + (doc_seg[d + 1] - doc_seg[d])
-        if 2 * (n_local + most) > cap:
-            while 2 * (n_local + most) > cap:
+        kb = _grow(kb, most)
+        touched = _grow(touched, most)
+        nk = doc_keys(sym, seg_off, doc_seg[d], doc_seg[d + 1], min_n, max_n, bits,
+                      word_bounded, kb)
+        # room for every n-gram of this document being new, at load <= 1/2
+        if 2 * (n_local + nk) > cap:
+            while 2 * (n_local + nk) > cap:
                 cap *= 2
             tab = _rehash(tab, cap)
-            keys = _grow(keys, cap // 2)
-        touched = _grow(touched, most)
+        if n_local + nk > keys.shape[0]:
+            keys = _grow(keys, n_local + nk)
+            grown = np.zeros(keys.shape[0], dtype=np.int32)
+            grown[:n_local] = cnt[:n_local]
+            cnt = grown
         mask = cap - 1
         n_t = 0
-        for s in range(doc_seg[d], doc_seg[d + 1]):
-            a = seg_off[s]
-            b = seg_off[s + 1]
-            w_len = b - a
-            top = max_n
-            if word_bounded and w_len - 1 < top:
-                top = w_len - 1  # the whole padded word is counted below
-            whole = word_bounded and w_len <= max_n
-            for i in range(a, b + 1 if whole else b):
-                key = np.int64(0)
-                if i == b:  # the whole padded word of char_wb
-                    for n in range(1, w_len + 1):
-                        c = sym[a + n - 1]
-                        if c == 0:
-                            key = np.int64(0)
-                            break
-                        key |= np.int64(c) << (bits * (max_n - n))
-                    lo = w_len
-                    hi = w_len if key != 0 else 0
-                else:
-                    lo = min_n
-                    hi = min(top, b - i)
-                for n in range(1, hi + 1):
-                    if i < b:
-                        c = sym[i + n - 1]
-                        if c == 0:
-                            break
-                        key |= np.int64(c) << (bits * (max_n - n))
-                    if n < lo:
-                        continue
-                    if n <= direct_n:
-                        idx = key >> (bits * (max_n - n))
-                        v = direct[idx]
-                        if v == 0:
-                            v = np.int64(n_local + 1) << 32
-                            keys[n_local] = key
-                            n_local += 1
-                        if v & low32 == 0:
-                            touched[n_t] = -1 - idx
-                            n_t += 1
-                        direct[idx] = v + 1
-                        continue
-                    g = _slot(key, mask)
-                    while tab[g, 0] != key and tab[g, 0] != 0:
-                        g = (g + 1) & mask
-                    if tab[g, 0] == 0:
-                        tab[g, 0] = key
-                        tab[g, 1] = np.int64(n_local) << 32
-                        keys[n_local] = key
-                        n_local += 1
-                    v = tab[g, 1]
-                    if v & low32 == 0:
-                        touched[n_t] = g
-                        n_t += 1
-                    tab[g, 1] = v + 1
+        for u in range(nk):
+            key = kb[u]
+            if direct_n and key & low == 0:
+                idx = key >> low_shift
+                i = direct[idx] - 1
+                if i < 0:
+                    i = n_local
+                    keys[i] = key
+                    n_local += 1
+                    direct[idx] = n_local
+            else:
+                if u + _PREFETCH_AHEAD < nk:
+                    prefetch(tab, _slot(kb[u + _PREFETCH_AHEAD], mask))
+                g = _slot(key, mask)
+                while tab[g, 0] != key and tab[g, 0] != 0:
+                    g = (g + 1) & mask
+                if tab[g, 0] == 0:
+                    tab[g, 0] = key
+                    tab[g, 1] = n_local
+                    keys[n_local] = key
+                    n_local += 1
+                i = tab[g, 1]
+            c = cnt[i]
+            if c == 0:
+                touched[n_t] = i
+                n_t += 1
+            cnt[i] = c + 1
         ids = _grow(ids, nnz + n_t)
         counts = _grow(counts, nnz + n_t)
         for u in range(n_t):
-            g = touched[u]
-            if g < 0:
-                v = direct[-1 - g]
-                direct[-1 - g] = v & ~low32
-                ids[nnz] = np.int32((v >> 32) - 1)
-            else:
-                v = tab[g, 1]
-                tab[g, 1] = v & ~low32
-                ids[nnz] = np.int32(v >> 32)
-            counts[nnz] = np.int32(v & low32)
+            i = touched[u]
+            ids[nnz] = i
+            counts[nnz] = cnt[i]
+            cnt[i] = 0
             nnz += 1
         row_nnz[d] = n_t
     return row_nnz, ids[:nnz].copy(), counts[:nnz].copy(), keys[:n_local].copy()
