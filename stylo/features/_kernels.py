@@ -150,15 +150,17 @@ def _rehash(tab, new_cap):
 
 
 @numba.njit(cache=True, nogil=True)
-def doc_keys(sym, seg_off, s0, s1, min_n, max_n, bits, word_bounded, out):
-    """Write the packed key of every n-gram of segments ``s0:s1`` (one document) to ``out``,
-    in no particular order; returns how many.
+def doc_windows(sym, seg_off, s0, s1, min_n, max_n, bits, word_bounded, keys, spans):
+    """The n-grams of segments ``s0:s1`` (one document), grouped by start position.
+
+    Writes, per start position with at least one n-gram, the packed key of its longest n-gram
+    (length ``hi``) to ``keys`` and ``lo << 8 | hi`` to ``spans``: the n-grams there are that
+    key's prefixes of lengths ``lo .. hi``. Returns how many positions.
 
     N-grams never cross segment boundaries and skip any containing symbol 0. With
     ``word_bounded`` (char_wb) a segment no longer than ``max_n`` also yields itself once,
-    whatever ``min_n`` (scikit-learn counts a short padded word exactly once). A window of
-    ``max_n`` symbols rolls over each segment: the key of the n-gram of length n at a position
-    is the window's first n symbols, i.e. its high bits, so each key costs one mask.
+    whatever ``min_n`` (scikit-learn counts a short padded word exactly once: ``lo = hi``).
+    A window of ``max_n`` symbols rolls over each segment.
     """
     full = (np.int64(1) << (bits * max_n)) - 1
     m = 0
@@ -176,7 +178,8 @@ def doc_keys(sym, seg_off, s0, s1, min_n, max_n, bits, word_bounded, out):
         while zero < b and sym[zero] != 0:
             zero += 1
         if word_bounded and w_len <= max_n and zero == b:
-            out[m] = win
+            keys[m] = win
+            spans[m] = w_len << 8 | w_len
             m += 1
         for i in range(a, b):
             if zero < i:
@@ -184,8 +187,9 @@ def doc_keys(sym, seg_off, s0, s1, min_n, max_n, bits, word_bounded, out):
                 while zero < b and sym[zero] != 0:
                     zero += 1
             hi = min(top, zero - i)
-            for n in range(min_n, hi + 1):
-                out[m] = win & ~((np.int64(1) << (bits * (max_n - n))) - 1)
+            if hi >= min_n:
+                keys[m] = win & ~((np.int64(1) << (bits * (max_n - hi))) - 1)
+                spans[m] = min_n << 8 | hi
                 m += 1
             win = (win << bits) & full
             if i + max_n < b:
@@ -193,93 +197,148 @@ def doc_keys(sym, seg_off, s0, s1, min_n, max_n, bits, word_bounded, out):
     return m
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _prefix(key, n, bits, max_n):
+    return key & ~((np.int64(1) << (bits * (max_n - n))) - 1)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _probe(tab, key, mask):
+    g = _slot(key, mask)
+    while tab[g, 0] != key and tab[g, 0] != 0:
+        g = (g + 1) & mask
+    return g
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _most_keys(seg_off, doc_seg, d, min_n, max_n):
+    """An upper bound on the number of n-grams of document ``d`` (see ``doc_windows``)."""
+    ln = seg_off[doc_seg[d + 1]] - seg_off[doc_seg[d]]
+    return ln * (max_n - min_n + 1) + (doc_seg[d + 1] - doc_seg[d])
+
+
 _PREFETCH_AHEAD = 16
 
 
 @numba.njit(cache=True, nogil=True)
 def count_segments(sym, seg_off, doc_seg, min_n, max_n, bits, word_bounded):
-    """Count the n-grams of every document exactly (which n-grams: see ``doc_keys``).
+    """Count the n-grams of every document exactly (which n-grams: see ``doc_windows``).
 
     Returns ``(row_nnz, ids, counts, keys)``: per document the number of distinct n-grams;
-    for each (document, distinct n-gram) its chunk-local id and count, documents in order;
-    and per local id its packed key.
+    for each (document, distinct n-gram) its chunk-local id (int32) and count (int64),
+    documents in order; and per local id its packed key.
 
-    Per document the keys are first written to a buffer, then each is given its chunk-local id
-    (ids in order of first occurrence) by an open-addressing table (linear probing, exact key
-    comparison, slots ``(key, id)``), prefetching the slot of the key ``_PREFETCH_AHEAD``
-    places ahead so that cache misses of the large table overlap. Unigrams and bigrams, when
-    ``n * bits <= 22`` for length n, skip hashing: a direct table indexed by their symbols holds
-    ``id + 1``. Counts go to a dense array indexed by id, whose busy part (frequent n-grams,
-    seen early, have small ids) stays in cache.
+    Each n-gram gets a chunk-local id (in order of first occurrence). Unigrams and bigrams,
+    when ``n * bits <= 22`` for length n, find it in a direct table indexed by their symbols
+    (holding ``id + 1``). Longer ones use an open-addressing table (linear probing, exact key
+    comparison, slots ``(key, id)``), but only for the longest n-gram at each position: every
+    hashed id stores the id of its one-shorter prefix (``parent``), so the shorter n-grams at
+    that position follow the chain. The slot of the key ``_PREFETCH_AHEAD`` positions ahead is
+    prefetched, so that cache misses of the large table overlap. Counts go to a dense array
+    indexed by id, whose busy part (frequent n-grams, seen early, have small ids) stays in
+    cache.
     """
     n_docs = doc_seg.shape[0] - 1
     direct_n = 0  # n-grams up to this length use the direct table (at most 2**22 entries)
     for n in range(1, min(max_n, 2) + 1):
         if n * bits <= 22:
             direct_n = n
-    low_shift = bits * (max_n - direct_n)  # a key of length <= direct_n has these bits zero
-    low = (np.int64(1) << low_shift) - 1
+    low_shift = bits * (max_n - direct_n)  # a direct n-gram's key has these bits zero
+    chain_lo = max(min_n, direct_n + 1)  # shortest hashed n-gram
     direct = np.zeros(1 << (bits * direct_n), dtype=np.int32)
     cap = 1 << 16
     tab = np.zeros((cap, 2), dtype=np.int64)
     n_local = 0
     keys = np.empty(cap // 2, dtype=np.int64)
+    parent = np.empty(cap // 2, dtype=np.int32)
     cnt = np.zeros(cap // 2, dtype=np.int32)
     kb = np.empty(16, dtype=np.int64)
+    spans = np.empty(16, dtype=np.int32)
     touched = np.empty(16, dtype=np.int32)
 
     row_nnz = np.zeros(n_docs, dtype=np.int64)
-    ids = np.empty(max(16, sym.shape[0]), dtype=np.int32)
-    counts = np.empty(max(16, sym.shape[0]), dtype=np.int32)
+    # sized for the worst case (every n-gram distinct): only the pages written become
+    # resident, and the results are views, never regrown or copied
+    bound = 16
+    for d in range(n_docs):
+        bound += _most_keys(seg_off, doc_seg, d, min_n, max_n)
+    ids = np.empty(bound, dtype=np.int32)
+    counts = np.empty(bound, dtype=np.int64)
     nnz = 0
     for d in range(n_docs):
-        ln = seg_off[doc_seg[d + 1]] - seg_off[doc_seg[d]]
-        most = ln * (max_n - min_n + 1) + (doc_seg[d + 1] - doc_seg[d])
+        most = _most_keys(seg_off, doc_seg, d, min_n, max_n)
         kb = _grow(kb, most)
+        spans = _grow(spans, most)
         touched = _grow(touched, most)
-        nk = doc_keys(sym, seg_off, doc_seg[d], doc_seg[d + 1], min_n, max_n, bits,
-                      word_bounded, kb)
+        nk = doc_windows(sym, seg_off, doc_seg[d], doc_seg[d + 1], min_n, max_n, bits,
+                         word_bounded, kb, spans)
         # room for every n-gram of this document being new, at load <= 1/2
-        if 2 * (n_local + nk) > cap:
-            while 2 * (n_local + nk) > cap:
+        if 2 * (n_local + most) > cap:
+            while 2 * (n_local + most) > cap:
                 cap *= 2
             tab = _rehash(tab, cap)
-        if n_local + nk > keys.shape[0]:
-            keys = _grow(keys, n_local + nk)
+        if n_local + most > keys.shape[0]:
+            keys = _grow(keys, n_local + most)
+            parent = _grow(parent, keys.shape[0])
             grown = np.zeros(keys.shape[0], dtype=np.int32)
             grown[:n_local] = cnt[:n_local]
             cnt = grown
         mask = cap - 1
         n_t = 0
         for u in range(nk):
+            if u + _PREFETCH_AHEAD < nk:
+                prefetch(tab, _slot(kb[u + _PREFETCH_AHEAD], mask))
             key = kb[u]
-            if direct_n and key & low == 0:
-                idx = key >> low_shift
+            lo = spans[u] >> 8
+            n = spans[u] & 0xFF
+            if n > direct_n:
+                g = _probe(tab, key, mask)
+                if tab[g, 0] == 0:
+                    # new: insert the missing prefixes (down to chain_lo) shortest first, so
+                    # that each hashed id can record its parent
+                    m = n
+                    while m > chain_lo and tab[_probe(tab, _prefix(key, m - 1, bits, max_n),
+                                                      mask), 0] == 0:
+                        m -= 1
+                    for ln in range(m, n + 1):
+                        pk = _prefix(key, ln, bits, max_n)
+                        if ln > chain_lo:
+                            par = tab[_probe(tab, _prefix(key, ln - 1, bits, max_n), mask), 1]
+                        else:
+                            par = -1
+                        h = _probe(tab, pk, mask)
+                        tab[h, 0] = pk
+                        tab[h, 1] = n_local
+                        keys[n_local] = pk
+                        parent[n_local] = par
+                        n_local += 1
+                    g = _probe(tab, key, mask)  # a prefix may have taken the slot found first
+                i = tab[g, 1]
+                while True:
+                    c = cnt[i]
+                    if c == 0:
+                        touched[n_t] = i
+                        n_t += 1
+                    cnt[i] = c + 1
+                    n -= 1
+                    if n < lo or n <= direct_n:
+                        break
+                    i = parent[i]
+            while n >= lo:
+                pk = _prefix(key, n, bits, max_n)
+                idx = pk >> low_shift
                 i = direct[idx] - 1
                 if i < 0:
                     i = n_local
-                    keys[i] = key
+                    keys[i] = pk
                     n_local += 1
                     direct[idx] = n_local
-            else:
-                if u + _PREFETCH_AHEAD < nk:
-                    prefetch(tab, _slot(kb[u + _PREFETCH_AHEAD], mask))
-                g = _slot(key, mask)
-                while tab[g, 0] != key and tab[g, 0] != 0:
-                    g = (g + 1) & mask
-                if tab[g, 0] == 0:
-                    tab[g, 0] = key
-                    tab[g, 1] = n_local
-                    keys[n_local] = key
-                    n_local += 1
-                i = tab[g, 1]
-            c = cnt[i]
-            if c == 0:
-                touched[n_t] = i
-                n_t += 1
-            cnt[i] = c + 1
-        ids = _grow(ids, nnz + n_t)
-        counts = _grow(counts, nnz + n_t)
+                c = cnt[i]
+                if c == 0:
+                    touched[n_t] = i
+                    n_t += 1
+                cnt[i] = c + 1
+                n -= 1
         for u in range(n_t):
             i = touched[u]
             ids[nnz] = i
@@ -287,7 +346,7 @@ def count_segments(sym, seg_off, doc_seg, min_n, max_n, bits, word_bounded):
             cnt[i] = 0
             nnz += 1
         row_nnz[d] = n_t
-    return row_nnz, ids[:nnz].copy(), counts[:nnz].copy(), keys[:n_local].copy()
+    return row_nnz, ids[:nnz], counts[:nnz], keys[:n_local].copy()
 
 
 _RADIX_BITS = 11

@@ -205,7 +205,8 @@ class _NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         if self.binary:
             X.data[:] = 1
         if dtype.kind != "f":
-            return sp.csr_matrix((X.data.astype(dtype), X.indices, X.indptr), shape=X.shape)
+            return sp.csr_matrix((X.data.astype(dtype, copy=False), X.indices, X.indptr),
+                                 shape=X.shape)
         data = X.data.astype(dtype)
         if self.sublinear_tf:
             np.log(data, out=data)
@@ -333,8 +334,11 @@ class _NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         np.cumsum(np.concatenate([p[0] for p in parts]), out=indptr[1:])
         total = int(indptr[-1])
         idx_dtype = np.int32 if total < 2**31 else np.int64
+        if len(parts) == 1:  # the kernel's arrays become the matrix's, no copy
+            return sp.csr_matrix((parts[0][2], parts[0][1], indptr.astype(idx_dtype)),
+                                 shape=(n_docs, self.n_features_out_))
         indices = np.empty(total, dtype=idx_dtype)
-        data = np.empty(total, dtype=np.int32)
+        data = np.empty(total, dtype=parts[0][2].dtype)
         at = 0
         for k in range(len(parts)):
             _, ind, dat = parts[k]
