@@ -213,3 +213,29 @@ def test_sklearn_composition_pickle_and_unfitted():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert CharNgrams().fit(docs).vocabulary_["t"] >= 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3000), st.integers(0, 3000)), min_size=1, max_size=4),
+       st.integers(1, 3))
+def test_entries_pack_moves_chunks_together_exactly(chunks, n_pieces):
+    """_Entries.pack == concatenating each chunk's used entries (overlapping moves included)."""
+    from stylo.features import ngrams
+
+    bounds = [max(a, b) for a, b in chunks]
+    sizes = [min(a, b) for a, b in chunks]
+    entries = ngrams._Entries(bounds)
+    rng = np.random.default_rng(len(chunks))
+    want_ids, want_counts = [], []
+    for k, n in enumerate(sizes):
+        ids, counts = entries.region(k)
+        ids[:n] = rng.integers(0, 2**31 - 1, n)
+        counts[:n] = rng.integers(0, 2**62, n)
+        want_ids.append(ids[:n].copy())
+        want_counts.append(counts[:n].copy())
+    serial = lambda f, xs: [f(x) for x in xs]  # noqa: E731
+    total = entries.pack(sizes, serial, n_pieces)
+    ids, counts = entries.packed(total)
+    assert total == sum(sizes)
+    assert np.array_equal(ids, np.concatenate(want_ids))
+    assert np.array_equal(counts, np.concatenate(want_counts))

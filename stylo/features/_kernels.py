@@ -221,12 +221,22 @@ _PREFETCH_AHEAD = 16
 
 
 @numba.njit(cache=True, nogil=True)
-def count_segments(sym, seg_off, doc_seg, min_n, max_n, bits, word_bounded):
+def ngram_bound(seg_off, doc_seg, min_n, max_n):
+    """An upper bound on the number of n-grams of all documents (see ``doc_windows``)."""
+    total = 0
+    for d in range(doc_seg.shape[0] - 1):
+        total += _most_keys(seg_off, doc_seg, d, min_n, max_n)
+    return total
+
+
+@numba.njit(cache=True, nogil=True)
+def count_segments(sym, seg_off, doc_seg, min_n, max_n, bits, word_bounded, ids, counts):
     """Count the n-grams of every document exactly (which n-grams: see ``doc_windows``).
 
-    Returns ``(row_nnz, ids, counts, keys)``: per document the number of distinct n-grams;
-    for each (document, distinct n-gram) its chunk-local id (int32) and count (int64),
-    documents in order; and per local id its packed key.
+    For each (document, distinct n-gram), documents in order, writes its chunk-local id to
+    ``ids`` (int32) and its count to ``counts`` (int64); both need ``ngram_bound`` entries.
+    Returns ``(row_nnz, nnz, keys)``: per document the number of distinct n-grams, their
+    total, and per local id its packed key.
 
     Each n-gram gets a chunk-local id (in order of first occurrence). Unigrams and bigrams,
     when ``n * bits <= 22`` for length n, find it in a direct table indexed by their symbols
@@ -257,13 +267,8 @@ def count_segments(sym, seg_off, doc_seg, min_n, max_n, bits, word_bounded):
     touched = np.empty(16, dtype=np.int32)
 
     row_nnz = np.zeros(n_docs, dtype=np.int64)
-    # sized for the worst case (every n-gram distinct): only the pages written become
-    # resident, and the results are views, never regrown or copied
-    bound = 16
-    for d in range(n_docs):
-        bound += _most_keys(seg_off, doc_seg, d, min_n, max_n)
-    ids = np.empty(bound, dtype=np.int32)
-    counts = np.empty(bound, dtype=np.int64)
+    if min(ids.shape[0], counts.shape[0]) < ngram_bound(seg_off, doc_seg, min_n, max_n):
+        raise ValueError("output arrays shorter than ngram_bound")
     nnz = 0
     for d in range(n_docs):
         most = _most_keys(seg_off, doc_seg, d, min_n, max_n)
@@ -346,7 +351,15 @@ def count_segments(sym, seg_off, doc_seg, min_n, max_n, bits, word_bounded):
             cnt[i] = 0
             nnz += 1
         row_nnz[d] = n_t
-    return row_nnz, ids[:nnz], counts[:nnz], keys[:n_local].copy()
+    return row_nnz, nnz, keys[:n_local].copy()
+
+
+@numba.njit(cache=True, nogil=True)
+def move_left(arr, src, dst, n):
+    """``arr[dst:dst + n] = arr[src:src + n]`` for ``dst <= src``, in place (a forward copy
+    never overwrites a value before reading it)."""
+    for k in range(n):
+        arr[dst + k] = arr[src + k]
 
 
 _RADIX_BITS = 11
