@@ -244,7 +244,8 @@ def count_segments(sym, seg_off, doc_seg, min_n, max_n, bits, word_bounded, ids,
     comparison, slots ``(key, id)``), but only for the longest n-gram at each position: every
     hashed id stores the id of its one-shorter prefix (``parent``), so the shorter n-grams at
     that position follow the chain. The slot of the key ``_PREFETCH_AHEAD`` positions ahead is
-    prefetched, so that cache misses of the large table overlap. Counts go to a dense array
+    prefetched, and half as far ahead (the slot now cached) its count and parent, so that
+    cache misses of the large arrays overlap. Counts go to a dense array
     indexed by id, whose busy part (frequent n-grams, seen early, have small ids) stays in
     cache.
     """
@@ -293,6 +294,13 @@ def count_segments(sym, seg_off, doc_seg, min_n, max_n, bits, word_bounded, ids,
         for u in range(nk):
             if u + _PREFETCH_AHEAD < nk:
                 prefetch(tab, _slot(kb[u + _PREFETCH_AHEAD], mask))
+            ahead = u + _PREFETCH_AHEAD // 2
+            if ahead < nk and spans[ahead] & 0xFF > direct_n:
+                # its slot should be in cache by now: fetch its count and parent too
+                h = _probe(tab, kb[ahead], mask)
+                if tab[h, 0] != 0:
+                    prefetch(cnt, tab[h, 1])
+                    prefetch(parent, tab[h, 1])
             key = kb[u]
             lo = spans[u] >> 8
             n = spans[u] & 0xFF
