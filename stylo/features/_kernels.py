@@ -374,11 +374,11 @@ _RADIX_BITS = 11
 
 
 @numba.njit(cache=True, nogil=True)
-def _sort_run(ids, counts, start, stop, tmp_ids, tmp_counts, hist, n_passes):
+def _sort_run(ids, counts, start, stop, tmp_ids, tmp_counts, hist, digit_bits, n_passes):
     """Sort ``ids[start:stop]`` ascending, carrying ``counts`` along (ids are distinct).
 
-    Insertion sort for short runs, else an LSD radix sort in ``_RADIX_BITS``-bit digits, so a
-    row costs a few linear passes over data that stays in cache.
+    Insertion sort for short runs, else an LSD radix sort in ``n_passes`` digits of
+    ``digit_bits`` bits, so a row costs a few linear passes over data that stays in cache.
     """
     m = stop - start
     if m <= 48:
@@ -397,9 +397,9 @@ def _sort_run(ids, counts, start, stop, tmp_ids, tmp_counts, hist, n_passes):
     src_c = counts[start:stop]
     dst_i = tmp_ids[:m]
     dst_c = tmp_counts[:m]
-    radix_mask = (1 << _RADIX_BITS) - 1
+    radix_mask = (1 << digit_bits) - 1
     for p in range(n_passes):
-        shift = _RADIX_BITS * p
+        shift = digit_bits * p
         hist[:] = 0
         for k in range(m):
             hist[((src_i[k] >> shift) & radix_mask) + 1] += 1
@@ -428,27 +428,32 @@ def remap_rows(row_nnz, ids, counts, local_to_col, n_cols):
     """
     n_docs = row_nnz.shape[0]
     out_nnz = np.zeros(n_docs, dtype=np.int64)
-    n_passes = 1
-    while (1 << (_RADIX_BITS * n_passes)) < n_cols:
-        n_passes += 1
+    col_bits = 1
+    while (1 << col_bits) < n_cols:
+        col_bits += 1
+    n_passes = (col_bits + _RADIX_BITS - 1) // _RADIX_BITS
+    digit_bits = (col_bits + n_passes - 1) // n_passes  # the narrowest digits that do
     longest = 1
     for d in range(n_docs):
         longest = max(longest, row_nnz[d])
     tmp_ids = np.empty(longest, dtype=ids.dtype)
     tmp_counts = np.empty(longest, dtype=counts.dtype)
-    hist = np.zeros((1 << _RADIX_BITS) + 1, dtype=np.int64)
+    hist = np.zeros((1 << digit_bits) + 1, dtype=np.int64)
     p = 0
     q = 0
+    end = ids.shape[0]
     for d in range(n_docs):
         start = q
         for k in range(p, p + row_nnz[d]):
+            if k + _PREFETCH_AHEAD < end:
+                prefetch(local_to_col, ids[k + _PREFETCH_AHEAD])
             col = local_to_col[ids[k]]
             if col >= 0:
                 ids[q] = col
                 counts[q] = counts[k]
                 q += 1
         p += row_nnz[d]
-        _sort_run(ids, counts, start, q, tmp_ids, tmp_counts, hist, n_passes)
+        _sort_run(ids, counts, start, q, tmp_ids, tmp_counts, hist, digit_bits, n_passes)
         out_nnz[d] = q - start
     return out_nnz, q
 

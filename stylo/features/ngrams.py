@@ -325,7 +325,7 @@ class _NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
             raise ValueError("empty vocabulary; the documents contain no n-grams of the "
                              "requested lengths")
         kept = self._prune(results, inv, keys.shape[0], n_docs)
-        col = np.full(keys.shape[0], -1, dtype=np.int64)
+        col = np.full(keys.shape[0], -1, dtype=np.int32)  # half the cache of int64
         col[kept] = np.arange(kept.shape[0])
         self.ngram_keys_ = keys[kept]
         self.n_features_out_ = int(kept.shape[0])
@@ -379,7 +379,7 @@ class _NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
             pos[pos == sorted_keys.shape[0]] = 0
             hit = sorted_keys.shape[0] > 0
             found = (sorted_keys[pos] == r[3]) if hit else np.zeros(r[3].shape[0], bool)
-            maps.append(np.where(found, sorted_cols[pos] if hit else -1, -1))
+            maps.append(np.where(found, sorted_cols[pos] if hit else -1, -1).astype(np.int32))
         return self._assemble(results, maps, entries, len(docs), n_jobs)
 
     def _key_index(self):
