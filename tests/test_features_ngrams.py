@@ -18,7 +18,8 @@ from stylo.features import _reference as R
 # letters with case quirks (İ lowers to two code points), combining marks, whitespace of
 # several kinds (tab, NBSP, em space, line separator), apostrophes, emoji with a modifier
 ALPHABET = list("abcAB xyz.,;!?'’-_0123\t\n") + [
-    "\u00a0", "\u2003", "\u2028", "é", "ß", "İ", "Σ", "\u0301", "😀", "👍", "\U0001F3FD", "中"]
+    "\u00a0", "\u2003", "\u2028", "é", "ß", "İ", "Σ", "\u0301", "😀", "👍", "\U0001F3FD", "中",
+    "É", "Ω", "\u01c4"]
 texts = st.lists(st.text(alphabet=ALPHABET, max_size=40), min_size=1, max_size=6)
 ranges = st.tuples(st.integers(1, 5), st.integers(0, 3)).map(lambda t: (t[0], t[0] + t[1]))
 FAST = settings(max_examples=30, deadline=None,
@@ -239,3 +240,25 @@ def test_entries_pack_moves_chunks_together_exactly(chunks, n_pieces):
     assert total == sum(sizes)
     assert np.array_equal(ids, np.concatenate(want_ids))
     assert np.array_equal(counts, np.concatenate(want_counts))
+
+
+def test_codepoint_lowercasing_table_is_str_lower():
+    """CharNgrams lowercases code points by table: exact for all but two code points (their
+    text is lowered by Python), idempotent, and never changes whether a character is space."""
+    from stylo.features import ngrams
+
+    table = ngrams._lower_table()
+    specials = [ord(c) for c in ngrams._LOWER_SPECIAL]
+    sample = np.r_[np.arange(0x3000), np.random.default_rng(0).integers(0x3000, 0x110000, 5000)]
+    for c in sample:
+        if c not in specials:
+            assert chr(table[c]) == chr(c).lower()
+    assert sorted(c for c in range(0x3000) if len(chr(c).lower()) != 1) == [0x130]
+    assert np.array_equal(table[table], table)
+    space = ngrams._table("space")
+    assert np.array_equal(space[table], space)
+    docs = ["ΣΑΣ Ǆx İi", "ΣΑΣ ǅ", "ÉCOLE Ω"]
+    cv = CountVectorizer(analyzer="char", ngram_range=(1, 3))
+    ours = CharNgrams((1, 3), n_jobs=2)
+    assert (ours.fit_transform(docs) != cv.fit_transform(docs)).nnz == 0
+    assert list(ours.get_feature_names_out()) == list(cv.get_feature_names_out())

@@ -65,6 +65,26 @@ def _table(name: str) -> np.ndarray:
     return _TABLES[name]
 
 
+# the two code points whose str.lower() is not one context-free code point: U+0130 lowers to
+# two, U+03A3 to a final or a medial sigma depending on its neighbours
+_LOWER_SPECIAL = "\u0130\u03a3"
+
+
+def _lower_table() -> np.ndarray:
+    """int32 table code point -> ``str.lower()`` of it, for every code point but
+    ``_LOWER_SPECIAL`` (mapped to themselves; text containing them is lowered by Python)."""
+    if "lower" not in _TABLES:
+        every = "".join(map(chr, range(_N_CODEPOINTS)))
+        for c in _LOWER_SPECIAL:
+            every = every.replace(c, "a")
+        table = np.frombuffer(every.lower().encode("utf-32-le", "surrogatepass"),
+                              dtype=np.int32).copy()
+        for c in _LOWER_SPECIAL:
+            table[ord(c)] = ord(c)
+        _TABLES["lower"] = table
+    return _TABLES["lower"]
+
+
 class _Chunk:
     """A run of consecutive documents as one int32 code-point array."""
 
@@ -542,23 +562,35 @@ class CharNgrams(_NgramCounts):
                          smooth_idf=smooth_idf, sublinear_tf=sublinear_tf, norm=norm,
                          dtype=dtype, n_jobs=n_jobs)
 
+    def _prepare(self, docs):
+        return docs  # lowercasing happens on code points (``_count_context``), in parallel
+
     def _prepare_chunks(self, chunks, n_jobs):
+        out = []
         for c in chunks:
+            if self.lowercase and any(s in c.joined for s in _LOWER_SPECIAL):
+                bounds = c.doc_off.tolist()
+                c = _Chunk([c.joined[a:b].lower()
+                            for a, b in zip(bounds[:-1], bounds[1:], strict=True)])
             c.joined = None  # only the code points are counted: free the text early
-        return chunks
+            out.append(c)
+        return out
 
     def _learn_alphabet(self, chunks, n_jobs):
         present = np.zeros(_N_CODEPOINTS, dtype=np.uint8)
         # concurrent writes of the same value 1 are benign
         self._map_parallel(lambda c: K.mark_present(c.cps, present), chunks, n_jobs)
         present[_SPACE] = 1
-        self.alphabet_ = np.flatnonzero(present).astype(np.int32)
+        seen = np.flatnonzero(present)
+        self.alphabet_ = np.unique(_lower_table()[seen] if self.lowercase else seen).astype(
+            np.int32)
 
     def _count_context(self):
-        """Code point -> symbol id (0 outside the alphabet)."""
+        """Code point -> symbol id of it (lowercased if ``lowercase``; 0 outside the
+        alphabet). Lowercasing is idempotent, so chunks that Python lowered map the same."""
         idmap = np.zeros(_N_CODEPOINTS, dtype=np.int32)
         idmap[self.alphabet_] = np.arange(1, self.alphabet_.shape[0] + 1, dtype=np.int32)
-        return idmap
+        return idmap[_lower_table()] if self.lowercase else idmap
 
     def _segments(self, chunk, idmap):
         """``(sym, seg_off, doc_seg)`` of a chunk, see ``K.char_segments``."""
