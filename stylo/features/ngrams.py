@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import mmap
 import re
+import sys
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from numbers import Integral, Real
@@ -109,6 +110,8 @@ def _split(docs: list[str], n_chunks: int) -> list[list[str]]:
 
 
 _PIECE = 1 << 22  # entries moved between two releases of memory (48 MB)
+# Linux's value; Python's mmap module does not name it
+_MAP_NORESERVE = getattr(mmap, "MAP_NORESERVE", 0x4000 if sys.platform.startswith("linux") else 0)
 
 
 class _Entries:
@@ -124,7 +127,10 @@ class _Entries:
     def __init__(self, bounds: list[int]):
         self.starts = np.concatenate([[0], np.cumsum(bounds, dtype=np.int64)])
         self.size = max(int(self.starts[-1]), 1)
-        self._map = mmap.mmap(-1, 12 * self.size, flags=mmap.MAP_PRIVATE)
+        if hasattr(mmap, "MAP_PRIVATE"):  # POSIX; not reserving swap for the worst case
+            self._map = mmap.mmap(-1, 12 * self.size, flags=mmap.MAP_PRIVATE | _MAP_NORESERVE)
+        else:
+            self._map = bytearray(12 * self.size)
         self.counts = np.frombuffer(self._map, dtype=np.int64, count=self.size)
         self.ids = np.frombuffer(self._map, dtype=np.int32, count=self.size,
                                  offset=8 * self.size)
@@ -167,7 +173,7 @@ class _Entries:
         for offset, item in ((0, 8), (8 * self.size, 4)):
             a = -(-(offset + first * item) // mmap.PAGESIZE) * mmap.PAGESIZE
             b = (offset + end * item) // mmap.PAGESIZE * mmap.PAGESIZE
-            if b > a:
+            if b > a and hasattr(self._map, "madvise"):
                 self._map.madvise(mmap.MADV_DONTNEED, a, b - a)
 
     def packed(self, total: int):
