@@ -129,6 +129,8 @@ class _Entries:
         self.size = max(int(self.starts[-1]), 1)
         if hasattr(mmap, "MAP_PRIVATE"):  # POSIX; not reserving swap for the worst case
             self._map = mmap.mmap(-1, 12 * self.size, flags=mmap.MAP_PRIVATE | _MAP_NORESERVE)
+            if hasattr(mmap, "MADV_HUGEPAGE"):  # far fewer page faults while filling it
+                self._map.madvise(mmap.MADV_HUGEPAGE)
         else:
             self._map = bytearray(12 * self.size)
         self.counts = np.frombuffer(self._map, dtype=np.int64, count=self.size)
