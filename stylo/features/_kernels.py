@@ -494,49 +494,82 @@ def tokenize_spans(cps, doc_off, is_word, is_apos):
     return starts[:t].copy(), ends[:t].copy(), doc_tok
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _token_hash(cps, a, b):
+    h = np.uint64(1469598103934665603)  # FNV-1a over the code points
+    for i in range(a, b):
+        h = (h ^ np.uint64(cps[i])) * np.uint64(1099511628211)
+    # the low bits of a product depend only on low input bits: mix the high ones down
+    h ^= h >> np.uint64(29)
+    h *= _HASH_MUL
+    h ^= h >> np.uint64(32)
+    return np.int64(h >> np.uint64(1))
+
+
 @numba.njit(cache=True, nogil=True)
 def intern_tokens(cps, starts, ends):
     """Give equal tokens equal ids (exact: a hash table that compares code points).
 
     Returns ``(tok_ids, first)``: per token its id (0-based, in order of first occurrence)
-    and, per id, the index of its first occurrence.
+    and, per id, the index of its first occurrence. The table holds ``(hash, id)`` per
+    distinct token and doubles at load 1/2, and each distinct token's code points are copied
+    to a pool in id order, so that lookups of frequent tokens stay in cache. Token hashes
+    are computed first, so that the slot ``_PREFETCH_AHEAD`` tokens ahead can be prefetched.
     """
     n_tok = starts.shape[0]
+    hashes = np.empty(n_tok, dtype=np.int64)
+    for t in range(n_tok):
+        hashes[t] = _token_hash(cps, starts[t], ends[t])
     cap = 1 << 12
-    while cap < 2 * n_tok + 2:
-        cap *= 2
-    mask = cap - 1
-    table = np.full(cap, -1, dtype=np.int64)
+    table = np.full((cap, 2), -1, dtype=np.int64)
     tok_ids = np.empty(n_tok, dtype=np.int32)
-    first = np.empty(n_tok, dtype=np.int64)
+    first = np.empty(16, dtype=np.int64)
+    pool = np.empty(64, dtype=np.int32)
+    pool_off = np.zeros(17, dtype=np.int64)  # id i's code points: pool[pool_off[i]:...[i + 1]]
     n_ids = 0
     for t in range(n_tok):
+        mask = cap - 1
+        if t + _PREFETCH_AHEAD < n_tok:
+            prefetch(table, hashes[t + _PREFETCH_AHEAD] & mask)
+        h = hashes[t]
         a = starts[t]
-        b = ends[t]
-        h = np.uint64(1469598103934665603)
-        for i in range(a, b):
-            h = (h ^ np.uint64(cps[i])) * np.uint64(1099511628211)
-        g = np.int64(h >> np.uint64(20)) & mask
+        n = ends[t] - a
+        g = h & mask
         while True:
-            r = table[g]
-            if r < 0:
-                table[g] = t
+            i = table[g, 1]
+            if i < 0:
+                table[g, 0] = h
+                table[g, 1] = n_ids
                 tok_ids[t] = n_ids
+                first = _grow(first, n_ids + 1)
                 first[n_ids] = t
+                pool_off = _grow(pool_off, n_ids + 2)
+                pool = _grow(pool, pool_off[n_ids] + n)
+                pool[pool_off[n_ids]: pool_off[n_ids] + n] = cps[a: a + n]
+                pool_off[n_ids + 1] = pool_off[n_ids] + n
                 n_ids += 1
                 break
-            ra = starts[r]
-            rb = ends[r]
-            same = rb - ra == b - a
-            if same:
-                for k in range(b - a):
-                    if cps[ra + k] != cps[a + k]:
+            if table[g, 0] == h and pool_off[i + 1] - pool_off[i] == n:
+                same = True
+                o = pool_off[i]
+                for k in range(n):
+                    if pool[o + k] != cps[a + k]:
                         same = False
                         break
-            if same:
-                tok_ids[t] = tok_ids[r]
-                break
+                if same:
+                    tok_ids[t] = i
+                    break
             g = (g + 1) & mask
+        if 2 * n_ids > cap:
+            cap *= 2
+            mask = cap - 1
+            table = np.full((cap, 2), -1, dtype=np.int64)
+            for i in range(n_ids):
+                g = hashes[first[i]] & mask
+                while table[g, 1] >= 0:
+                    g = (g + 1) & mask
+                table[g, 0] = hashes[first[i]]
+                table[g, 1] = i
     return tok_ids, first[:n_ids].copy()
 
 
