@@ -6,12 +6,14 @@
 tf-idf weighting and row normalisation like ``TfidfTransformer``.
 
 How: documents are converted to int32 code points (one ``str.encode`` per chunk of documents),
-mapped to dense symbol ids in code-point order, and every n-gram is packed into one int64 key
-(see ``_kernels``). Counting runs in Numba ``nogil`` kernels, one chunk of documents per
-thread (``n_jobs``). The packing is exact as long as ``bits_per_symbol * max_n <= 63``
-(e.g. up to 32,767 distinct characters for 4-grams, 4,095 for 5-grams; for words, up to
-2^31 - 1 distinct tokens for bigrams); beyond that ``fit`` falls back to a plain Python
-counter with the same result (slower, warned about).
+mapped to dense symbol ids in code-point order (for characters, through one table that also
+lowercases), and every n-gram is packed into one int64 key (see ``_kernels``). Counting runs in
+Numba ``nogil`` kernels, one chunk of documents per thread (``n_jobs``), writing (document,
+n-gram) entries into one lazily backed memory map that becomes the CSR matrix without copies.
+The packing is exact as long as ``bits_per_symbol * max_n <= 63`` (e.g. up to 32,767 distinct
+characters for 4-grams, 4,095 for 5-grams; for words, up to 2^31 - 1 distinct tokens for
+bigrams); beyond that ``fit`` falls back to a plain Python counter with the same result
+(slower, warned about).
 """
 
 from __future__ import annotations
