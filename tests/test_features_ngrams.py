@@ -262,3 +262,46 @@ def test_codepoint_lowercasing_table_is_str_lower():
     ours = CharNgrams((1, 3), n_jobs=2)
     assert (ours.fit_transform(docs) != cv.fit_transform(docs)).nnz == 0
     assert list(ours.get_feature_names_out()) == list(cv.get_feature_names_out())
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 399), max_size=80, unique=True), min_size=1,
+                max_size=5),
+       st.sampled_from([400, 2000, 100_000, 5_000_000]), st.integers(0, 2**31 - 1))
+def test_remap_rows_kernel_matches_reference(rows, n_cols, seed):
+    """K.remap_rows (map local ids to columns, drop unmapped, radix-sort each row in 1, 2 or
+    3 passes) == the same in Python."""
+    from stylo.features import _kernels as K
+
+    rng = np.random.default_rng(seed)
+    cols = rng.permutation(n_cols)[:400]  # injective, as columns of distinct n-grams are
+    local_to_col = np.where(rng.random(400) < 0.2, -1, cols).astype(np.int32)
+    ids = np.array([i for r in rows for i in r], dtype=np.int32)
+    counts = rng.integers(1, 1000, ids.shape[0]).astype(np.int64)
+    starts = np.cumsum([0] + [len(r) for r in rows[:-1]])
+    want = [sorted((int(local_to_col[i]), int(c)) for i, c in zip(r, counts[a:a + len(r)])
+                   if local_to_col[i] >= 0) for r, a in zip(rows, starts, strict=True)]
+    row_nnz = np.array([len(r) for r in rows], dtype=np.int64)
+    out_nnz, nnz = K.remap_rows(row_nnz, ids, counts, local_to_col, n_cols)
+    got, at = [], 0
+    for m in out_nnz:
+        got.append(list(zip(ids[at:at + m].tolist(), counts[at:at + m].tolist(), strict=True)))
+        at += m
+    assert at == nnz and got == want
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.text(alphabet="ab€😀", min_size=1, max_size=4), max_size=300))
+def test_intern_tokens_kernel_matches_reference(tokens):
+    """K.intern_tokens == interning with a dict (ids in order of first occurrence)."""
+    from stylo.features import _kernels as K
+
+    text = "".join(tokens)
+    cps = np.frombuffer(text.encode("utf-32-le"), dtype=np.int32)
+    ends = np.cumsum([len(t) for t in tokens], dtype=np.int64)
+    starts = ends - np.array([len(t) for t in tokens], dtype=np.int64)
+    tok_ids, first = K.intern_tokens(cps, starts, ends)
+    seen = {}
+    want = [seen.setdefault(t, len(seen)) for t in tokens]
+    assert tok_ids.tolist() == want
+    assert [tokens[i] for i in first] == list(seen)
