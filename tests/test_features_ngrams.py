@@ -159,7 +159,7 @@ def test_tfidf_options_match_tfidfvectorizer(params):
 def test_fallback_beyond_63_bits_stays_exact():
     # > 1023 distinct characters need 11 bits per symbol: 6-grams do not fit one int64 key
     rng = np.random.default_rng(0)
-    chars = [chr(c) for c in range(0x4E00, 0x4E00 + 3000)]
+    chars = [chr(c) for c in range(0x4E00, 0x4E00 + 3000)] + list("AbΣ")
     docs = ["".join(rng.choice(chars, size=100)) for _ in range(40)]
     cv = CountVectorizer(analyzer="char", ngram_range=(5, 7))
     ours = CharNgrams((5, 7))

@@ -625,6 +625,8 @@ class CharNgrams(_NgramCounts):
                          for row, n in zip(chars, lengths, strict=True)], dtype=object)
 
     def _reference_ngrams(self, doc, min_n, max_n):
+        if self.lowercase:  # ``_prepare`` left it to the code-point table
+            doc = doc.lower()
         if self.analyzer == "char_wb":
             return R.char_wb_ngrams(doc, min_n, max_n)
         return R.char_ngrams(doc, min_n, max_n)
