@@ -16,6 +16,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 from llvmlite import ir
+from llvmlite.binding import llvm_version_info
 from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
@@ -30,6 +31,11 @@ def _slot(key, mask):
     h *= _HASH_MUL
     h ^= h >> np.uint64(29)
     return np.int64(h & np.uint64(mask))
+
+
+# the intrinsic's name carries the pointer type: opaque ``ptr`` from LLVM 15 (llvmlite 0.44+)
+_PREFETCH_INTRINSIC = ("llvm.prefetch.p0" if llvm_version_info >= (15,)
+                       else "llvm.prefetch.p0i8")
 
 
 @intrinsic
@@ -48,7 +54,7 @@ def prefetch(typingctx, arr, idx):
         i8p = ir.IntType(8).as_pointer()
         i32 = ir.IntType(32)
         fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        fn = cgutils.get_or_insert_function(builder.module, fnty, _PREFETCH_INTRINSIC)
         builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, 0), ir.Constant(i32, 3),
                           ir.Constant(i32, 1)])
         return context.get_dummy_value()
