@@ -104,3 +104,21 @@ def test_delta_scaler_orders_by_frequency_and_validates():
         s.transform(M[:, :2])
     with pytest.raises(ValueError, match="kind"):
         pairwise_delta(s.transform(M), s.transform(M), kind="manhattan")
+
+
+def test_pairwise_cosine_dense_and_sparse_parts_match_sklearn():
+    """Blocks large enough for the dense BLAS part (frequent columns) plus the sparse rest."""
+    rng = np.random.default_rng(3)
+    p = np.r_[np.full(20, 0.9), np.full(480, 0.01)]  # 20 busy columns, 480 rare ones
+    dense_a = (rng.random((150, 500)) < p) * rng.integers(1, 5, (150, 500))
+    dense_a[7] = 0  # a zero row: similarity 0
+    A = sp.csr_matrix(dense_a)
+    B = sp.csr_matrix((rng.random((120, 500)) < p) * rng.integers(1, 5, (120, 500)))
+    from stylo.features.distances import _busy_columns
+    assert 0 < _busy_columns(A, B).shape[0] < 500
+    for n_jobs in (1, 2):
+        got = pairwise_cosine(A, B, n_jobs=n_jobs)
+        np.testing.assert_allclose(got, cosine_similarity(A, B), rtol=1e-12, atol=1e-12)
+    assert np.all(got[7] == 0)
+    ref = [[R.row_similarity(a, b, "cosine") for b in B[:5].toarray()] for a in A[:5].toarray()]
+    np.testing.assert_allclose(got[:5, :5], ref, rtol=1e-12, atol=1e-12)

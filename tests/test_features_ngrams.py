@@ -18,7 +18,8 @@ from stylo.features import _reference as R
 # letters with case quirks (İ lowers to two code points), combining marks, whitespace of
 # several kinds (tab, NBSP, em space, line separator), apostrophes, emoji with a modifier
 ALPHABET = list("abcAB xyz.,;!?'’-_0123\t\n") + [
-    "\u00a0", "\u2003", "\u2028", "é", "ß", "İ", "Σ", "\u0301", "😀", "👍", "\U0001F3FD", "中"]
+    "\u00a0", "\u2003", "\u2028", "é", "ß", "İ", "Σ", "\u0301", "😀", "👍", "\U0001F3FD", "中",
+    "É", "Ω", "\u01c4"]
 texts = st.lists(st.text(alphabet=ALPHABET, max_size=40), min_size=1, max_size=6)
 ranges = st.tuples(st.integers(1, 5), st.integers(0, 3)).map(lambda t: (t[0], t[0] + t[1]))
 FAST = settings(max_examples=30, deadline=None,
@@ -158,7 +159,7 @@ def test_tfidf_options_match_tfidfvectorizer(params):
 def test_fallback_beyond_63_bits_stays_exact():
     # > 1023 distinct characters need 11 bits per symbol: 6-grams do not fit one int64 key
     rng = np.random.default_rng(0)
-    chars = [chr(c) for c in range(0x4E00, 0x4E00 + 3000)]
+    chars = [chr(c) for c in range(0x4E00, 0x4E00 + 3000)] + list("AbΣ")
     docs = ["".join(rng.choice(chars, size=100)) for _ in range(40)]
     cv = CountVectorizer(analyzer="char", ngram_range=(5, 7))
     ours = CharNgrams((5, 7))
@@ -213,3 +214,94 @@ def test_sklearn_composition_pickle_and_unfitted():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert CharNgrams().fit(docs).vocabulary_["t"] >= 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3000), st.integers(0, 3000)), min_size=1, max_size=4),
+       st.integers(1, 3))
+def test_entries_pack_moves_chunks_together_exactly(chunks, n_pieces):
+    """_Entries.pack == concatenating each chunk's used entries (overlapping moves included)."""
+    from stylo.features import ngrams
+
+    bounds = [max(a, b) for a, b in chunks]
+    sizes = [min(a, b) for a, b in chunks]
+    entries = ngrams._Entries(bounds)
+    rng = np.random.default_rng(len(chunks))
+    want_ids, want_counts = [], []
+    for k, n in enumerate(sizes):
+        ids, counts = entries.region(k)
+        ids[:n] = rng.integers(0, 2**31 - 1, n)
+        counts[:n] = rng.integers(0, 2**62, n)
+        want_ids.append(ids[:n].copy())
+        want_counts.append(counts[:n].copy())
+    serial = lambda f, xs: [f(x) for x in xs]  # noqa: E731
+    total = entries.pack(sizes, serial, n_pieces)
+    ids, counts = entries.packed(total)
+    assert total == sum(sizes)
+    assert np.array_equal(ids, np.concatenate(want_ids))
+    assert np.array_equal(counts, np.concatenate(want_counts))
+
+
+def test_codepoint_lowercasing_table_is_str_lower():
+    """CharNgrams lowercases code points by table: exact for all but two code points (their
+    text is lowered by Python), idempotent, and never changes whether a character is space."""
+    from stylo.features import ngrams
+
+    table = ngrams._lower_table()
+    specials = [ord(c) for c in ngrams._LOWER_SPECIAL]
+    sample = np.r_[np.arange(0x3000), np.random.default_rng(0).integers(0x3000, 0x110000, 5000)]
+    for c in sample:
+        if c not in specials:
+            assert chr(table[c]) == chr(c).lower()
+    assert sorted(c for c in range(0x3000) if len(chr(c).lower()) != 1) == [0x130]
+    assert np.array_equal(table[table], table)
+    space = ngrams._table("space")
+    assert np.array_equal(space[table], space)
+    docs = ["ΣΑΣ Ǆx İi", "ΣΑΣ ǅ", "ÉCOLE Ω"]
+    cv = CountVectorizer(analyzer="char", ngram_range=(1, 3))
+    ours = CharNgrams((1, 3), n_jobs=2)
+    assert (ours.fit_transform(docs) != cv.fit_transform(docs)).nnz == 0
+    assert list(ours.get_feature_names_out()) == list(cv.get_feature_names_out())
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 399), max_size=80, unique=True), min_size=1,
+                max_size=5),
+       st.sampled_from([400, 2000, 100_000, 5_000_000]), st.integers(0, 2**31 - 1))
+def test_remap_rows_kernel_matches_reference(rows, n_cols, seed):
+    """K.remap_rows (map local ids to columns, drop unmapped, radix-sort each row in 1, 2 or
+    3 passes) == the same in Python."""
+    from stylo.features import _kernels as K
+
+    rng = np.random.default_rng(seed)
+    cols = rng.permutation(n_cols)[:400]  # injective, as columns of distinct n-grams are
+    local_to_col = np.where(rng.random(400) < 0.2, -1, cols).astype(np.int32)
+    ids = np.array([i for r in rows for i in r], dtype=np.int32)
+    counts = rng.integers(1, 1000, ids.shape[0]).astype(np.int64)
+    starts = np.cumsum([0] + [len(r) for r in rows[:-1]])
+    want = [sorted((int(local_to_col[i]), int(c)) for i, c in zip(r, counts[a:a + len(r)])
+                   if local_to_col[i] >= 0) for r, a in zip(rows, starts, strict=True)]
+    row_nnz = np.array([len(r) for r in rows], dtype=np.int64)
+    out_nnz, nnz = K.remap_rows(row_nnz, ids, counts, local_to_col, n_cols)
+    got, at = [], 0
+    for m in out_nnz:
+        got.append(list(zip(ids[at:at + m].tolist(), counts[at:at + m].tolist(), strict=True)))
+        at += m
+    assert at == nnz and got == want
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.text(alphabet="ab€😀", min_size=1, max_size=4), max_size=300))
+def test_intern_tokens_kernel_matches_reference(tokens):
+    """K.intern_tokens == interning with a dict (ids in order of first occurrence)."""
+    from stylo.features import _kernels as K
+
+    text = "".join(tokens)
+    cps = np.frombuffer(text.encode("utf-32-le"), dtype=np.int32)
+    ends = np.cumsum([len(t) for t in tokens], dtype=np.int64)
+    starts = ends - np.array([len(t) for t in tokens], dtype=np.int64)
+    tok_ids, first = K.intern_tokens(cps, starts, ends)
+    seen = {}
+    want = [seen.setdefault(t, len(seen)) for t in tokens]
+    assert tok_ids.tolist() == want
+    assert [tokens[i] for i in first] == list(seen)

@@ -15,6 +15,11 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from llvmlite import ir
+from llvmlite.binding import llvm_version_info
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 _HASH_MUL = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: spreads packed keys
 
@@ -26,6 +31,35 @@ def _slot(key, mask):
     h *= _HASH_MUL
     h ^= h >> np.uint64(29)
     return np.int64(h & np.uint64(mask))
+
+
+# the intrinsic's name carries the pointer type: opaque ``ptr`` from LLVM 15 (llvmlite 0.44+)
+_PREFETCH_INTRINSIC = ("llvm.prefetch.p0" if llvm_version_info >= (15,)
+                       else "llvm.prefetch.p0i8")
+
+
+@intrinsic
+def prefetch(typingctx, arr, idx):
+    """``prefetch(arr, i)``: hint the CPU to load the cache line of ``arr[i]`` (of ``arr[i, 0]``
+    if 2-D). No effect on results; LLVM's ``llvm.prefetch`` (read, high locality)."""
+    sig = types.void(arr, idx)
+
+    def codegen(context, builder, signature, args):
+        aryty, idxty = signature.args
+        ary = context.make_array(aryty)(context, builder, args[0])
+        first = context.cast(builder, args[1], idxty, types.intp)
+        rest = [context.get_constant(types.intp, 0)] * (aryty.ndim - 1)
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [first, *rest],
+                                       wraparound=False)
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, _PREFETCH_INTRINSIC)
+        builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, 0), ir.Constant(i32, 3),
+                          ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
 
 
 @numba.njit(cache=True, nogil=True)
@@ -122,131 +156,235 @@ def _rehash(tab, new_cap):
 
 
 @numba.njit(cache=True, nogil=True)
-def count_segments(sym, seg_off, doc_seg, min_n, max_n, bits, word_bounded):
-    """Count the n-grams of every document exactly.
+def doc_windows(sym, seg_off, s0, s1, min_n, max_n, bits, word_bounded, keys, spans):
+    """The n-grams of segments ``s0:s1`` (one document), grouped by start position.
+
+    Writes, per start position with at least one n-gram, the packed key of its longest n-gram
+    (length ``hi``) to ``keys`` and ``lo << 8 | hi`` to ``spans``: the n-grams there are that
+    key's prefixes of lengths ``lo .. hi``. Returns how many positions.
 
     N-grams never cross segment boundaries and skip any containing symbol 0. With
     ``word_bounded`` (char_wb) a segment no longer than ``max_n`` also yields itself once,
-    whatever ``min_n`` (scikit-learn counts a short padded word exactly once).
+    whatever ``min_n`` (scikit-learn counts a short padded word exactly once: ``lo = hi``).
+    A window of ``max_n`` symbols rolls over each segment.
+    """
+    full = (np.int64(1) << (bits * max_n)) - 1
+    m = 0
+    for s in range(s0, s1):
+        a = seg_off[s]
+        b = seg_off[s + 1]
+        w_len = b - a
+        top = max_n
+        if word_bounded and w_len - 1 < top:
+            top = w_len - 1  # the whole padded word is counted below
+        win = np.int64(0)
+        for k in range(min(max_n, w_len)):
+            win |= np.int64(sym[a + k]) << (bits * (max_n - 1 - k))
+        zero = a  # the first position >= i holding symbol 0, or b
+        while zero < b and sym[zero] != 0:
+            zero += 1
+        if word_bounded and w_len <= max_n and zero == b:
+            keys[m] = win
+            spans[m] = w_len << 8 | w_len
+            m += 1
+        for i in range(a, b):
+            if zero < i:
+                zero = i
+                while zero < b and sym[zero] != 0:
+                    zero += 1
+            hi = min(top, zero - i)
+            if hi >= min_n:
+                keys[m] = win & ~((np.int64(1) << (bits * (max_n - hi))) - 1)
+                spans[m] = min_n << 8 | hi
+                m += 1
+            win = (win << bits) & full
+            if i + max_n < b:
+                win |= np.int64(sym[i + max_n])
+    return m
 
-    Returns ``(row_nnz, ids, counts, keys)``: per document the number of distinct n-grams;
-    for each (document, distinct n-gram) its chunk-local id and count, documents in order;
-    and per local id its packed key.
 
-    One open-addressing table (linear probing, exact key comparison) holds per slot the key
-    and ``local_id << 32 | count in the current document``, so an n-gram costs one cache line.
-    Unigrams and bigrams, when ``2 * bits <= 22``, skip hashing: their symbols index a direct
-    table (a unigram ``s0`` at ``s0 < 2**bits``, a bigram at ``s0 << bits | s1 >= 2**bits``)
-    holding ``(local_id + 1) << 32 | count``.
+@numba.njit(cache=True, nogil=True, inline="always")
+def _prefix(key, n, bits, max_n):
+    return key & ~((np.int64(1) << (bits * (max_n - n))) - 1)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _probe(tab, key, mask):
+    g = _slot(key, mask)
+    while tab[g, 0] != key and tab[g, 0] != 0:
+        g = (g + 1) & mask
+    return g
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _most_keys(seg_off, doc_seg, d, min_n, max_n):
+    """An upper bound on the number of n-grams of document ``d`` (see ``doc_windows``)."""
+    ln = seg_off[doc_seg[d + 1]] - seg_off[doc_seg[d]]
+    return ln * (max_n - min_n + 1) + (doc_seg[d + 1] - doc_seg[d])
+
+
+_PREFETCH_AHEAD = 16
+
+
+@numba.njit(cache=True, nogil=True)
+def ngram_bound(seg_off, doc_seg, min_n, max_n):
+    """An upper bound on the number of n-grams of all documents (see ``doc_windows``)."""
+    total = 0
+    for d in range(doc_seg.shape[0] - 1):
+        total += _most_keys(seg_off, doc_seg, d, min_n, max_n)
+    return total
+
+
+@numba.njit(cache=True, nogil=True)
+def count_segments(sym, seg_off, doc_seg, min_n, max_n, bits, word_bounded, ids, counts):
+    """Count the n-grams of every document exactly (which n-grams: see ``doc_windows``).
+
+    For each (document, distinct n-gram), documents in order, writes its chunk-local id to
+    ``ids`` (int32) and its count to ``counts`` (int64); both need ``ngram_bound`` entries.
+    Returns ``(row_nnz, nnz, keys)``: per document the number of distinct n-grams, their
+    total, and per local id its packed key.
+
+    Each n-gram gets a chunk-local id (in order of first occurrence). Unigrams and bigrams,
+    when ``n * bits <= 22`` for length n, find it in a direct table indexed by their symbols
+    (holding ``id + 1``). Longer ones use an open-addressing table (linear probing, exact key
+    comparison, slots ``(key, id)``), but only for the longest n-gram at each position: every
+    hashed id stores the id of its one-shorter prefix (``parent``), so the shorter n-grams at
+    that position follow the chain. The slot of the key ``_PREFETCH_AHEAD`` positions ahead is
+    prefetched, and half as far ahead (the slot now cached) its count and parent, so that
+    cache misses of the large arrays overlap. Counts go to a dense array
+    indexed by id, whose busy part (frequent n-grams, seen early, have small ids) stays in
+    cache.
     """
     n_docs = doc_seg.shape[0] - 1
-    direct_n = 2 if 2 * bits <= 22 else 0
-    direct = np.zeros(1 << (2 * bits) if direct_n else 1, dtype=np.int64)
+    direct_n = 0  # n-grams up to this length use the direct table (at most 2**22 entries)
+    for n in range(1, min(max_n, 2) + 1):
+        if n * bits <= 22:
+            direct_n = n
+    low_shift = bits * (max_n - direct_n)  # a direct n-gram's key has these bits zero
+    chain_lo = max(min_n, direct_n + 1)  # shortest hashed n-gram
+    direct = np.zeros(1 << (bits * direct_n), dtype=np.int32)
     cap = 1 << 16
     tab = np.zeros((cap, 2), dtype=np.int64)
     n_local = 0
     keys = np.empty(cap // 2, dtype=np.int64)
-    touched = np.empty(16, dtype=np.int64)
-    low32 = np.int64(0xFFFFFFFF)
+    parent = np.empty(cap // 2, dtype=np.int32)
+    cnt = np.zeros(cap // 2, dtype=np.int32)
+    kb = np.empty(16, dtype=np.int64)
+    spans = np.empty(16, dtype=np.int32)
+    touched = np.empty(16, dtype=np.int32)
 
     row_nnz = np.zeros(n_docs, dtype=np.int64)
-    ids = np.empty(max(16, sym.shape[0]), dtype=np.int32)
-    counts = np.empty(max(16, sym.shape[0]), dtype=np.int32)
+    if min(ids.shape[0], counts.shape[0]) < ngram_bound(seg_off, doc_seg, min_n, max_n):
+        raise ValueError("output arrays shorter than ngram_bound")
     nnz = 0
     for d in range(n_docs):
+        most = _most_keys(seg_off, doc_seg, d, min_n, max_n)
+        kb = _grow(kb, most)
+        spans = _grow(spans, most)
+        touched = _grow(touched, most)
+        nk = doc_windows(sym, seg_off, doc_seg[d], doc_seg[d + 1], min_n, max_n, bits,
+                         word_bounded, kb, spans)
         # room for every n-gram of this document being new, at load <= 1/2
-        ln = seg_off[doc_seg[d + 1]] - seg_off[doc_seg[d]]
-        most = ln * (max_n - min_n + 1) + (doc_seg[d + 1] - doc_seg[d])
         if 2 * (n_local + most) > cap:
             while 2 * (n_local + most) > cap:
                 cap *= 2
             tab = _rehash(tab, cap)
-            keys = _grow(keys, cap // 2)
-        touched = _grow(touched, most)
+        if n_local + most > keys.shape[0]:
+            keys = _grow(keys, n_local + most)
+            parent = _grow(parent, keys.shape[0])
+            grown = np.zeros(keys.shape[0], dtype=np.int32)
+            grown[:n_local] = cnt[:n_local]
+            cnt = grown
         mask = cap - 1
         n_t = 0
-        for s in range(doc_seg[d], doc_seg[d + 1]):
-            a = seg_off[s]
-            b = seg_off[s + 1]
-            w_len = b - a
-            top = max_n
-            if word_bounded and w_len - 1 < top:
-                top = w_len - 1  # the whole padded word is counted below
-            whole = word_bounded and w_len <= max_n
-            for i in range(a, b + 1 if whole else b):
-                key = np.int64(0)
-                if i == b:  # the whole padded word of char_wb
-                    for n in range(1, w_len + 1):
-                        c = sym[a + n - 1]
-                        if c == 0:
-                            key = np.int64(0)
-                            break
-                        key |= np.int64(c) << (bits * (max_n - n))
-                    lo = w_len
-                    hi = w_len if key != 0 else 0
-                else:
-                    lo = min_n
-                    hi = min(top, b - i)
-                for n in range(1, hi + 1):
-                    if i < b:
-                        c = sym[i + n - 1]
-                        if c == 0:
-                            break
-                        key |= np.int64(c) << (bits * (max_n - n))
-                    if n < lo:
-                        continue
-                    if n <= direct_n:
-                        idx = key >> (bits * (max_n - n))
-                        v = direct[idx]
-                        if v == 0:
-                            v = np.int64(n_local + 1) << 32
-                            keys[n_local] = key
-                            n_local += 1
-                        if v & low32 == 0:
-                            touched[n_t] = -1 - idx
-                            n_t += 1
-                        direct[idx] = v + 1
-                        continue
-                    g = _slot(key, mask)
-                    while tab[g, 0] != key and tab[g, 0] != 0:
-                        g = (g + 1) & mask
-                    if tab[g, 0] == 0:
-                        tab[g, 0] = key
-                        tab[g, 1] = np.int64(n_local) << 32
-                        keys[n_local] = key
+        for u in range(nk):
+            if u + _PREFETCH_AHEAD < nk:
+                prefetch(tab, _slot(kb[u + _PREFETCH_AHEAD], mask))
+            ahead = u + _PREFETCH_AHEAD // 2
+            if ahead < nk and spans[ahead] & 0xFF > direct_n:
+                # its slot should be in cache by now: fetch its count and parent too
+                h = _probe(tab, kb[ahead], mask)
+                if tab[h, 0] != 0:
+                    prefetch(cnt, tab[h, 1])
+                    prefetch(parent, tab[h, 1])
+            key = kb[u]
+            lo = spans[u] >> 8
+            n = spans[u] & 0xFF
+            if n > direct_n:
+                g = _probe(tab, key, mask)
+                if tab[g, 0] == 0:
+                    # new: insert the missing prefixes (down to chain_lo) shortest first, so
+                    # that each hashed id can record its parent
+                    m = n
+                    while m > chain_lo and tab[_probe(tab, _prefix(key, m - 1, bits, max_n),
+                                                      mask), 0] == 0:
+                        m -= 1
+                    for ln in range(m, n + 1):
+                        pk = _prefix(key, ln, bits, max_n)
+                        if ln > chain_lo:
+                            par = tab[_probe(tab, _prefix(key, ln - 1, bits, max_n), mask), 1]
+                        else:
+                            par = -1
+                        h = _probe(tab, pk, mask)
+                        tab[h, 0] = pk
+                        tab[h, 1] = n_local
+                        keys[n_local] = pk
+                        parent[n_local] = par
                         n_local += 1
-                    v = tab[g, 1]
-                    if v & low32 == 0:
-                        touched[n_t] = g
+                    g = _probe(tab, key, mask)  # a prefix may have taken the slot found first
+                i = tab[g, 1]
+                while True:
+                    c = cnt[i]
+                    if c == 0:
+                        touched[n_t] = i
                         n_t += 1
-                    tab[g, 1] = v + 1
-        ids = _grow(ids, nnz + n_t)
-        counts = _grow(counts, nnz + n_t)
+                    cnt[i] = c + 1
+                    n -= 1
+                    if n < lo or n <= direct_n:
+                        break
+                    i = parent[i]
+            while n >= lo:
+                pk = _prefix(key, n, bits, max_n)
+                idx = pk >> low_shift
+                i = direct[idx] - 1
+                if i < 0:
+                    i = n_local
+                    keys[i] = pk
+                    n_local += 1
+                    direct[idx] = n_local
+                c = cnt[i]
+                if c == 0:
+                    touched[n_t] = i
+                    n_t += 1
+                cnt[i] = c + 1
+                n -= 1
         for u in range(n_t):
-            g = touched[u]
-            if g < 0:
-                v = direct[-1 - g]
-                direct[-1 - g] = v & ~low32
-                ids[nnz] = np.int32((v >> 32) - 1)
-            else:
-                v = tab[g, 1]
-                tab[g, 1] = v & ~low32
-                ids[nnz] = np.int32(v >> 32)
-            counts[nnz] = np.int32(v & low32)
+            i = touched[u]
+            ids[nnz] = i
+            counts[nnz] = cnt[i]
+            cnt[i] = 0
             nnz += 1
         row_nnz[d] = n_t
-    return row_nnz, ids[:nnz].copy(), counts[:nnz].copy(), keys[:n_local].copy()
+    return row_nnz, nnz, keys[:n_local].copy()
+
+
+@numba.njit(cache=True, nogil=True)
+def move_left(arr, src, dst, n):
+    """``arr[dst:dst + n] = arr[src:src + n]`` for ``dst <= src``, in place (a forward copy
+    never overwrites a value before reading it)."""
+    for k in range(n):
+        arr[dst + k] = arr[src + k]
 
 
 _RADIX_BITS = 11
 
 
 @numba.njit(cache=True, nogil=True)
-def _sort_run(ids, counts, start, stop, tmp_ids, tmp_counts, hist, n_passes):
+def _sort_run(ids, counts, start, stop, tmp_ids, tmp_counts, hist, digit_bits, n_passes):
     """Sort ``ids[start:stop]`` ascending, carrying ``counts`` along (ids are distinct).
 
-    Insertion sort for short runs, else an LSD radix sort in ``_RADIX_BITS``-bit digits, so a
-    row costs a few linear passes over data that stays in cache.
+    Insertion sort for short runs, else an LSD radix sort in ``n_passes`` digits of
+    ``digit_bits`` bits, so a row costs a few linear passes over data that stays in cache.
     """
     m = stop - start
     if m <= 48:
@@ -265,9 +403,9 @@ def _sort_run(ids, counts, start, stop, tmp_ids, tmp_counts, hist, n_passes):
     src_c = counts[start:stop]
     dst_i = tmp_ids[:m]
     dst_c = tmp_counts[:m]
-    radix_mask = (1 << _RADIX_BITS) - 1
+    radix_mask = (1 << digit_bits) - 1
     for p in range(n_passes):
-        shift = _RADIX_BITS * p
+        shift = digit_bits * p
         hist[:] = 0
         for k in range(m):
             hist[((src_i[k] >> shift) & radix_mask) + 1] += 1
@@ -296,27 +434,32 @@ def remap_rows(row_nnz, ids, counts, local_to_col, n_cols):
     """
     n_docs = row_nnz.shape[0]
     out_nnz = np.zeros(n_docs, dtype=np.int64)
-    n_passes = 1
-    while (1 << (_RADIX_BITS * n_passes)) < n_cols:
-        n_passes += 1
+    col_bits = 1
+    while (1 << col_bits) < n_cols:
+        col_bits += 1
+    n_passes = (col_bits + _RADIX_BITS - 1) // _RADIX_BITS
+    digit_bits = (col_bits + n_passes - 1) // n_passes  # the narrowest digits that do
     longest = 1
     for d in range(n_docs):
         longest = max(longest, row_nnz[d])
     tmp_ids = np.empty(longest, dtype=ids.dtype)
     tmp_counts = np.empty(longest, dtype=counts.dtype)
-    hist = np.zeros((1 << _RADIX_BITS) + 1, dtype=np.int64)
+    hist = np.zeros((1 << digit_bits) + 1, dtype=np.int64)
     p = 0
     q = 0
+    end = ids.shape[0]
     for d in range(n_docs):
         start = q
         for k in range(p, p + row_nnz[d]):
+            if k + _PREFETCH_AHEAD < end:
+                prefetch(local_to_col, ids[k + _PREFETCH_AHEAD])
             col = local_to_col[ids[k]]
             if col >= 0:
                 ids[q] = col
                 counts[q] = counts[k]
                 q += 1
         p += row_nnz[d]
-        _sort_run(ids, counts, start, q, tmp_ids, tmp_counts, hist, n_passes)
+        _sort_run(ids, counts, start, q, tmp_ids, tmp_counts, hist, digit_bits, n_passes)
         out_nnz[d] = q - start
     return out_nnz, q
 
@@ -357,49 +500,82 @@ def tokenize_spans(cps, doc_off, is_word, is_apos):
     return starts[:t].copy(), ends[:t].copy(), doc_tok
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _token_hash(cps, a, b):
+    h = np.uint64(1469598103934665603)  # FNV-1a over the code points
+    for i in range(a, b):
+        h = (h ^ np.uint64(cps[i])) * np.uint64(1099511628211)
+    # the low bits of a product depend only on low input bits: mix the high ones down
+    h ^= h >> np.uint64(29)
+    h *= _HASH_MUL
+    h ^= h >> np.uint64(32)
+    return np.int64(h >> np.uint64(1))
+
+
 @numba.njit(cache=True, nogil=True)
 def intern_tokens(cps, starts, ends):
     """Give equal tokens equal ids (exact: a hash table that compares code points).
 
     Returns ``(tok_ids, first)``: per token its id (0-based, in order of first occurrence)
-    and, per id, the index of its first occurrence.
+    and, per id, the index of its first occurrence. The table holds ``(hash, id)`` per
+    distinct token and doubles at load 1/2, and each distinct token's code points are copied
+    to a pool in id order, so that lookups of frequent tokens stay in cache. Token hashes
+    are computed first, so that the slot ``_PREFETCH_AHEAD`` tokens ahead can be prefetched.
     """
     n_tok = starts.shape[0]
+    hashes = np.empty(n_tok, dtype=np.int64)
+    for t in range(n_tok):
+        hashes[t] = _token_hash(cps, starts[t], ends[t])
     cap = 1 << 12
-    while cap < 2 * n_tok + 2:
-        cap *= 2
-    mask = cap - 1
-    table = np.full(cap, -1, dtype=np.int64)
+    table = np.full((cap, 2), -1, dtype=np.int64)
     tok_ids = np.empty(n_tok, dtype=np.int32)
-    first = np.empty(n_tok, dtype=np.int64)
+    first = np.empty(16, dtype=np.int64)
+    pool = np.empty(64, dtype=np.int32)
+    pool_off = np.zeros(17, dtype=np.int64)  # id i's code points: pool[pool_off[i]:...[i + 1]]
     n_ids = 0
     for t in range(n_tok):
+        mask = cap - 1
+        if t + _PREFETCH_AHEAD < n_tok:
+            prefetch(table, hashes[t + _PREFETCH_AHEAD] & mask)
+        h = hashes[t]
         a = starts[t]
-        b = ends[t]
-        h = np.uint64(1469598103934665603)
-        for i in range(a, b):
-            h = (h ^ np.uint64(cps[i])) * np.uint64(1099511628211)
-        g = np.int64(h >> np.uint64(20)) & mask
+        n = ends[t] - a
+        g = h & mask
         while True:
-            r = table[g]
-            if r < 0:
-                table[g] = t
+            i = table[g, 1]
+            if i < 0:
+                table[g, 0] = h
+                table[g, 1] = n_ids
                 tok_ids[t] = n_ids
+                first = _grow(first, n_ids + 1)
                 first[n_ids] = t
+                pool_off = _grow(pool_off, n_ids + 2)
+                pool = _grow(pool, pool_off[n_ids] + n)
+                pool[pool_off[n_ids]: pool_off[n_ids] + n] = cps[a: a + n]
+                pool_off[n_ids + 1] = pool_off[n_ids] + n
                 n_ids += 1
                 break
-            ra = starts[r]
-            rb = ends[r]
-            same = rb - ra == b - a
-            if same:
-                for k in range(b - a):
-                    if cps[ra + k] != cps[a + k]:
+            if table[g, 0] == h and pool_off[i + 1] - pool_off[i] == n:
+                same = True
+                o = pool_off[i]
+                for k in range(n):
+                    if pool[o + k] != cps[a + k]:
                         same = False
                         break
-            if same:
-                tok_ids[t] = tok_ids[r]
-                break
+                if same:
+                    tok_ids[t] = i
+                    break
             g = (g + 1) & mask
+        if 2 * n_ids > cap:
+            cap *= 2
+            mask = cap - 1
+            table = np.full((cap, 2), -1, dtype=np.int64)
+            for i in range(n_ids):
+                g = hashes[first[i]] & mask
+                while table[g, 1] >= 0:
+                    g = (g + 1) & mask
+                table[g, 0] = hashes[first[i]]
+                table[g, 1] = i
     return tok_ids, first[:n_ids].copy()
 
 

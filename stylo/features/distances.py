@@ -29,6 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
+from threadpoolctl import threadpool_limits
 
 from stylo.features._validation import effective_n_jobs
 
@@ -36,7 +37,7 @@ __all__ = ["paired_minmax", "paired_cosine", "paired_manhattan", "pairwise_minma
            "pairwise_cosine", "pairwise_manhattan", "DeltaScaler", "pairwise_delta",
            "paired_delta"]
 
-_MINMAX, _COSINE, _MANHATTAN = 0, 1, 2
+_MINMAX, _COSINE, _MANHATTAN, _DOT = 0, 1, 2, 3
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -47,6 +48,8 @@ def _finish(kind, acc, x_sum, x_l1, x_sq, y_sum, y_l1, y_sq):
     if kind == _COSINE:
         den = np.sqrt(x_sq) * np.sqrt(y_sq)
         return acc / den if den > 0 else 0.0
+    if kind == _DOT:
+        return acc
     # |x - y| summed over the union = |x|_1 + |y|_1 + correction on common columns
     return max(x_l1 + y_l1 + acc, 0.0)
 
@@ -55,7 +58,7 @@ def _finish(kind, acc, x_sum, x_l1, x_sq, y_sum, y_l1, y_sq):
 def _common(kind, xv, yv):
     if kind == _MINMAX:
         return min(xv, yv)
-    if kind == _COSINE:
+    if kind == _COSINE or kind == _DOT:
         return xv * yv
     return abs(xv - yv) - abs(xv) - abs(yv)
 
@@ -76,8 +79,9 @@ def _row_stats(data, indptr):
 
 
 @numba.njit(cache=True, nogil=True)
-def _pairwise_block(kind, xd, xi, xp, yd, yrow, ycol_ptr, n_y, r0, r1, xs, ys):
-    """Rows r0:r1 of X against all rows of Y -> (r1 - r0, n_y) array.
+def _pairwise_block(kind, xd, xi, xp, yd, yrow, ycol_ptr, n_y, skip, r0, r1, xs, ys):
+    """Rows r0:r1 of X against all rows of Y -> (r1 - r0, n_y) array, ignoring the columns
+    where ``skip`` is true.
 
     Y comes column-wise (CSC: ``ycol_ptr``, row ids ``yrow``), an inverted index: each x
     non-zero visits only the y rows sharing its column, so work is the number of common
@@ -89,6 +93,8 @@ def _pairwise_block(kind, xd, xi, xp, yd, yrow, ycol_ptr, n_y, r0, r1, xs, ys):
         acc[:] = 0.0
         for k in range(xp[r], xp[r + 1]):
             j = xi[k]
+            if skip[j]:
+                continue
             xv = xd[k]
             for t in range(ycol_ptr[j], ycol_ptr[j + 1]):
                 acc[yrow[t]] += _common(kind, xv, yd[t])
@@ -134,7 +140,7 @@ def _as_csr(X, name, kind):
     return X
 
 
-def _run(kind, X, Y, paired, n_jobs):
+def _check(kind, X, Y, paired):
     X = _as_csr(X, "X", kind)
     Y = _as_csr(Y, "Y", kind)
     if X.shape[1] != Y.shape[1]:
@@ -142,6 +148,12 @@ def _run(kind, X, Y, paired, n_jobs):
     if paired and X.shape[0] != Y.shape[0]:
         raise ValueError(f"paired kernels need as many rows in X ({X.shape[0]}) as in Y "
                          f"({Y.shape[0]})")
+    return X, Y
+
+
+def _run(kind, X, Y, paired, n_jobs, skip=None):
+    """The kernel of ``kind`` on checked CSR float64 ``X``, ``Y`` (all-vs-all ignores the
+    columns where the boolean array ``skip`` is true)."""
     xs = _row_stats(X.data, X.indptr)
     ys = _row_stats(Y.data, Y.indptr)
     if paired:
@@ -149,7 +161,9 @@ def _run(kind, X, Y, paired, n_jobs):
     else:
         Yc = Y.tocsc()
         Yc.sort_indices()
-        fn, y_arrays = _pairwise_block, (Yc.data, Yc.indices, Yc.indptr, Y.shape[0])
+        if skip is None:
+            skip = np.zeros(Y.shape[1], dtype=np.bool_)
+        fn, y_arrays = _pairwise_block, (Yc.data, Yc.indices, Yc.indptr, Y.shape[0], skip)
     n = X.shape[0]
     n_jobs = effective_n_jobs(n_jobs)
     bounds = np.linspace(0, n, min(n, 4 * n_jobs) + 1 if n else 2).astype(np.int64)
@@ -170,32 +184,71 @@ def _run(kind, X, Y, paired, n_jobs):
 
 def paired_minmax(X, Y, n_jobs=None):
     """Ruzicka similarity of row i of X and row i of Y, shape (n,); 0 for two zero rows."""
-    return _run(_MINMAX, X, Y, True, n_jobs)
+    return _run(_MINMAX, *_check(_MINMAX, X, Y, True), True, n_jobs)
 
 
 def paired_cosine(X, Y, n_jobs=None):
     """Cosine similarity of row i of X and row i of Y, shape (n,); 0 if a row is zero."""
-    return _run(_COSINE, X, Y, True, n_jobs)
+    return _run(_COSINE, *_check(_COSINE, X, Y, True), True, n_jobs)
 
 
 def paired_manhattan(X, Y, n_jobs=None):
     """L1 distance between row i of X and row i of Y, shape (n,)."""
-    return _run(_MANHATTAN, X, Y, True, n_jobs)
+    return _run(_MANHATTAN, *_check(_MANHATTAN, X, Y, True), True, n_jobs)
 
 
 def pairwise_minmax(X, Y, n_jobs=None):
     """Ruzicka similarity of every row of X with every row of Y, shape (n_x, n_y)."""
-    return _run(_MINMAX, X, Y, False, n_jobs)
+    return _run(_MINMAX, *_check(_MINMAX, X, Y, False), False, n_jobs)
 
 
 def pairwise_cosine(X, Y, n_jobs=None):
-    """Cosine similarity of every row of X with every row of Y, shape (n_x, n_y)."""
-    return _run(_COSINE, X, Y, False, n_jobs)
+    """Cosine similarity of every row of X with every row of Y, shape (n_x, n_y).
+
+    Rows are scaled to unit length, then their dot products are summed in two parts: the
+    columns shared by many rows of both sides (a few thousand frequent n-grams carry most of
+    a sparse product's work) go through one dense BLAS product, limited to ``n_jobs``
+    threads; the other columns through the sparse kernel.
+    """
+    X, Y = _check(_COSINE, X, Y, False)
+    X, Y = _unit_rows(X), _unit_rows(Y)
+    busy = _busy_columns(X, Y)
+    skip = np.zeros(X.shape[1], dtype=np.bool_)
+    skip[busy] = True
+    out = _run(_DOT, X, Y, False, n_jobs, skip)
+    if busy.shape[0]:
+        with threadpool_limits(limits=effective_n_jobs(n_jobs), user_api="blas"):
+            for a in range(0, busy.shape[0], _DENSE_BLOCK):
+                cols = busy[a: a + _DENSE_BLOCK]
+                out += X[:, cols].toarray() @ Y[:, cols].toarray().T
+    return out
+
+
+# a multiply-add costs ~1/30 as much in a dense BLAS product as in the sparse kernel
+_BLAS_GAIN = 32
+_DENSE_BLOCK = 2048  # columns per dense product (bounds its memory)
+_DENSE_MIN_PAIRS = 10_000
+
+
+def _unit_rows(X):
+    norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+    inv = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
+    return sp.csr_matrix(sp.diags(inv) @ X)
+
+
+def _busy_columns(X, Y):
+    """Columns whose sparse work (common non-zeros) beats a dense product over them (none for
+    small blocks, where setting up the dense product would cost more)."""
+    if X.shape[0] * Y.shape[0] < _DENSE_MIN_PAIRS:
+        return np.zeros(0, dtype=np.int64)
+    work = (np.bincount(X.indices, minlength=X.shape[1]).astype(np.float64)
+            * np.bincount(Y.indices, minlength=Y.shape[1]))
+    return np.flatnonzero(work * _BLAS_GAIN >= X.shape[0] * Y.shape[0] * 1.0)
 
 
 def pairwise_manhattan(X, Y, n_jobs=None):
     """L1 distance between every row of X and every row of Y, shape (n_x, n_y)."""
-    return _run(_MANHATTAN, X, Y, False, n_jobs)
+    return _run(_MANHATTAN, *_check(_MANHATTAN, X, Y, False), False, n_jobs)
 
 
 # ------------------------------------------------------------------------------------ Delta

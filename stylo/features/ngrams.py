@@ -6,17 +6,21 @@
 tf-idf weighting and row normalisation like ``TfidfTransformer``.
 
 How: documents are converted to int32 code points (one ``str.encode`` per chunk of documents),
-mapped to dense symbol ids in code-point order, and every n-gram is packed into one int64 key
-(see ``_kernels``). Counting runs in Numba ``nogil`` kernels, one chunk of documents per
-thread (``n_jobs``). The packing is exact as long as ``bits_per_symbol * max_n <= 63``
-(e.g. up to 32,767 distinct characters for 4-grams, 4,095 for 5-grams; for words, up to
-2^31 - 1 distinct tokens for bigrams); beyond that ``fit`` falls back to a plain Python
-counter with the same result (slower, warned about).
+mapped to dense symbol ids in code-point order (for characters, through one table that also
+lowercases), and every n-gram is packed into one int64 key (see ``_kernels``). Counting runs in
+Numba ``nogil`` kernels, one chunk of documents per thread (``n_jobs``), writing (document,
+n-gram) entries into one lazily backed memory map that becomes the CSR matrix without copies.
+The packing is exact as long as ``bits_per_symbol * max_n <= 63`` (e.g. up to 32,767 distinct
+characters for 4-grams, 4,095 for 5-grams; for words, up to 2^31 - 1 distinct tokens for
+bigrams); beyond that ``fit`` falls back to a plain Python counter with the same result
+(slower, warned about).
 """
 
 from __future__ import annotations
 
+import mmap
 import re
+import sys
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from numbers import Integral, Real
@@ -64,6 +68,26 @@ def _table(name: str) -> np.ndarray:
     return _TABLES[name]
 
 
+# the two code points whose str.lower() is not one context-free code point: U+0130 lowers to
+# two, U+03A3 to a final or a medial sigma depending on its neighbours
+_LOWER_SPECIAL = "\u0130\u03a3"
+
+
+def _lower_table() -> np.ndarray:
+    """int32 table code point -> ``str.lower()`` of it, for every code point but
+    ``_LOWER_SPECIAL`` (mapped to themselves; text containing them is lowered by Python)."""
+    if "lower" not in _TABLES:
+        every = "".join(map(chr, range(_N_CODEPOINTS)))
+        for c in _LOWER_SPECIAL:
+            every = every.replace(c, "a")
+        table = np.frombuffer(every.lower().encode("utf-32-le", "surrogatepass"),
+                              dtype=np.int32).copy()
+        for c in _LOWER_SPECIAL:
+            table[ord(c)] = ord(c)
+        _TABLES["lower"] = table
+    return _TABLES["lower"]
+
+
 class _Chunk:
     """A run of consecutive documents as one int32 code-point array."""
 
@@ -85,6 +109,82 @@ def _split(docs: list[str], n_chunks: int) -> list[list[str]]:
     cuts = np.searchsorted(sizes, sizes[-1] * np.arange(1, n_chunks) / n_chunks)
     bounds = [0, *sorted(set(int(c) + 1 for c in cuts if c + 1 < len(docs))), len(docs)]
     return [docs[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
+
+
+_PIECE = 1 << 22  # entries moved between two releases of memory (48 MB)
+# Linux's value; Python's mmap module does not name it
+_MAP_NORESERVE = getattr(mmap, "MAP_NORESERVE", 0x4000 if sys.platform.startswith("linux") else 0)
+
+
+class _Entries:
+    """The (document, n-gram) entries of all chunks: ids (int32) and counts (int64), chunk k
+    writing from ``starts[k]``, in one private anonymous memory map.
+
+    Each chunk's region is sized for its worst case (``K.ngram_bound``); pages are backed only
+    once written, so that costs address space, not memory. Once the chunks are moved together
+    (``pack``), the pages past the used entries are handed back to the system, and the first
+    entries become the CSR matrix's ``indices`` and ``data`` without a copy.
+    """
+
+    def __init__(self, bounds: list[int]):
+        self.starts = np.concatenate([[0], np.cumsum(bounds, dtype=np.int64)])
+        self.size = max(int(self.starts[-1]), 1)
+        if hasattr(mmap, "MAP_PRIVATE"):  # POSIX; not reserving swap for the worst case
+            self._map = mmap.mmap(-1, 12 * self.size, flags=mmap.MAP_PRIVATE | _MAP_NORESERVE)
+            if hasattr(mmap, "MADV_HUGEPAGE"):  # far fewer page faults while filling it
+                self._map.madvise(mmap.MADV_HUGEPAGE)
+        else:
+            self._map = bytearray(12 * self.size)
+        self.counts = np.frombuffer(self._map, dtype=np.int64, count=self.size)
+        self.ids = np.frombuffer(self._map, dtype=np.int32, count=self.size,
+                                 offset=8 * self.size)
+
+    def region(self, k: int):
+        a, b = self.starts[k], self.starts[k + 1]
+        return self.ids[a:b], self.counts[a:b]
+
+    def pack(self, sizes: list[int], map_parallel, n_pieces: int) -> int:
+        """Move chunk k's first ``sizes[k]`` entries right after chunk k - 1's and release the
+        memory beyond them; return their total."""
+        total = sum(sizes)
+        at = 0
+        for k, n in enumerate(sizes):
+            src = int(self.starts[k])
+            if src != at:
+                # chunk by chunk: a chunk's destination may overlap the previous one's source;
+                # pieces of one chunk run at once only when its source and destination are
+                # apart, and a piece gives its source back as soon as it has moved
+                apart = src - at >= n
+                pieces = max(n_pieces if apart else 1, -(-n // _PIECE))
+                cuts = np.linspace(0, n, pieces + 1).astype(np.int64)
+                moves = [(src + a, at + a, b - a)
+                         for a, b in zip(cuts[:-1], cuts[1:], strict=True) if b > a]
+                jobs = [[m] for m in moves] if apart else [moves]
+                map_parallel(lambda job: self._move(job, total), jobs)
+            at += n
+        self._release(total, self.size)
+        return total
+
+    def _move(self, moves, total):
+        """Apply the ``(src, dst, n)`` moves in order; release sources beyond ``total``."""
+        for src, dst, n in moves:
+            K.move_left(self.ids, src, dst, n)
+            K.move_left(self.counts, src, dst, n)
+            self._release(max(src, total), src + n)
+
+    def _release(self, first: int, end: int):
+        """Hand back the whole pages of entries ``first:end`` of both arrays."""
+        for offset, item in ((0, 8), (8 * self.size, 4)):
+            a = -(-(offset + first * item) // mmap.PAGESIZE) * mmap.PAGESIZE
+            b = (offset + end * item) // mmap.PAGESIZE * mmap.PAGESIZE
+            if b > a and hasattr(self._map, "madvise"):
+                self._map.madvise(mmap.MADV_DONTNEED, a, b - a)
+
+    def packed(self, total: int):
+        """``(ids, counts)``: the first ``total`` entries, as arrays of exactly that length
+        (so that scipy, seeing no much larger base, keeps them without a copy)."""
+        return (np.frombuffer(self._map, dtype=np.int32, count=total, offset=8 * self.size),
+                np.frombuffer(self._map, dtype=np.int64, count=total))
 
 
 class _NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
@@ -205,7 +305,8 @@ class _NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         if self.binary:
             X.data[:] = 1
         if dtype.kind != "f":
-            return sp.csr_matrix((X.data.astype(dtype), X.indices, X.indptr), shape=X.shape)
+            return sp.csr_matrix((X.data.astype(dtype, copy=False), X.indices, X.indptr),
+                                 shape=X.shape)
         data = X.data.astype(dtype)
         if self.sublinear_tf:
             np.log(data, out=data)
@@ -238,9 +339,7 @@ class _NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
             return self._fallback_learn(docs, min_n, max_n, bits)
         self._packed_ = True
         self._bits_ = bits
-        ctx = self._count_context()
-        results = self._map_parallel(lambda c: self._count_chunk(c, min_n, max_n, bits, ctx),
-                                     items, n_jobs)
+        results, entries = self._count_chunks(items, min_n, max_n, bits, n_jobs)
         del items
         n_docs = len(docs)
         all_keys = [r[3] for r in results]
@@ -256,13 +355,13 @@ class _NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
             raise ValueError("empty vocabulary; the documents contain no n-grams of the "
                              "requested lengths")
         kept = self._prune(results, inv, keys.shape[0], n_docs)
-        col = np.full(keys.shape[0], -1, dtype=np.int64)
+        col = np.full(keys.shape[0], -1, dtype=np.int32)  # half the cache of int64
         col[kept] = np.arange(kept.shape[0])
         self.ngram_keys_ = keys[kept]
         self.n_features_out_ = int(kept.shape[0])
         self._names = None
         maps = [col[i] for i in inv]
-        return self._assemble(results, maps, n_docs, n_jobs)
+        return self._assemble(results, maps, entries, n_docs, n_jobs)
 
     def _frequencies(self, results, inv, n_terms):
         """Document frequency and total count of every term, from chunk results."""
@@ -301,9 +400,7 @@ class _NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         if not self._packed_:
             return self._fallback_count(docs, min_n, max_n)
         items = self._prepare_chunks([_Chunk(c) for c in _split(docs, n_jobs)], n_jobs)
-        ctx = self._count_context()
-        results = self._map_parallel(
-            lambda c: self._count_chunk(c, min_n, max_n, self._bits_, ctx), items, n_jobs)
+        results, entries = self._count_chunks(items, min_n, max_n, self._bits_, n_jobs)
         del items
         sorted_keys, sorted_cols = self._key_index()
         maps = []
@@ -312,8 +409,8 @@ class _NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
             pos[pos == sorted_keys.shape[0]] = 0
             hit = sorted_keys.shape[0] > 0
             found = (sorted_keys[pos] == r[3]) if hit else np.zeros(r[3].shape[0], bool)
-            maps.append(np.where(found, sorted_cols[pos] if hit else -1, -1))
-        return self._assemble(results, maps, len(docs), n_jobs)
+            maps.append(np.where(found, sorted_cols[pos] if hit else -1, -1).astype(np.int32))
+        return self._assemble(results, maps, entries, len(docs), n_jobs)
 
     def _key_index(self):
         keys = self.ngram_keys_
@@ -321,29 +418,44 @@ class _NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         valid = keys[order] >= 0  # -1 marks vocabulary terms that can never occur
         return keys[order][valid], order[valid]
 
-    def _assemble(self, results, maps, n_docs, n_jobs):
+    def _count_chunks(self, items, min_n, max_n, bits, n_jobs):
+        """Count every chunk (in parallel) into one ``_Entries``.
+
+        Returns ``([(row_nnz, ids, counts, keys), ...], entries)`` with ``ids``/``counts``
+        views of the chunk's entries (see ``K.count_segments``).
+        """
+        ctx = self._count_context()
+        segs = self._map_parallel(lambda it: self._segments(it, ctx), items, n_jobs)
+        items.clear()  # the code points are no longer needed
+        entries = _Entries([K.ngram_bound(s[1], s[2], min_n, max_n) for s in segs])
+        wb = self.analyzer == "char_wb"
+
+        def count(k):
+            sym, seg_off, doc_seg = segs[k]
+            ids, counts = entries.region(k)
+            row_nnz, nnz, keys = K.count_segments(sym, seg_off, doc_seg, min_n, max_n, bits, wb,
+                                                  ids, counts)
+            segs[k] = None
+            return row_nnz, ids[:nnz], counts[:nnz], keys
+
+        return self._map_parallel(count, range(len(segs)), n_jobs), entries
+
+    def _assemble(self, results, maps, entries, n_docs, n_jobs):
         def remap(args):
             r, m = args
             row_nnz, nnz = K.remap_rows(r[0], r[1], r[2], m, self.n_features_out_)
-            return row_nnz, r[1][:nnz], r[2][:nnz]
+            return row_nnz, nnz
 
         parts = self._map_parallel(remap, list(zip(results, maps, strict=True)), n_jobs)
         del results
         indptr = np.zeros(n_docs + 1, dtype=np.int64)
         np.cumsum(np.concatenate([p[0] for p in parts]), out=indptr[1:])
-        total = int(indptr[-1])
+        total = entries.pack([int(p[1]) for p in parts],
+                             lambda f, xs: self._map_parallel(f, xs, n_jobs), n_jobs)
         idx_dtype = np.int32 if total < 2**31 else np.int64
-        indices = np.empty(total, dtype=idx_dtype)
-        data = np.empty(total, dtype=np.int32)
-        at = 0
-        for k in range(len(parts)):
-            _, ind, dat = parts[k]
-            indices[at: at + ind.shape[0]] = ind
-            data[at: at + ind.shape[0]] = dat
-            at += ind.shape[0]
-            parts[k] = None
-        return sp.csr_matrix((data, indices, indptr.astype(idx_dtype)),
-                             shape=(n_docs, self.n_features_out_))
+        ids, counts = entries.packed(total)
+        return sp.csr_matrix((counts, ids.astype(idx_dtype, copy=False),
+                              indptr.astype(idx_dtype)), shape=(n_docs, self.n_features_out_))
 
     # ---------------------------------------------------------------- plain fallback
     def _fallback_learn(self, docs, min_n, max_n, bits):
@@ -460,27 +572,40 @@ class CharNgrams(_NgramCounts):
                          smooth_idf=smooth_idf, sublinear_tf=sublinear_tf, norm=norm,
                          dtype=dtype, n_jobs=n_jobs)
 
+    def _prepare(self, docs):
+        return docs  # lowercasing happens on code points (``_count_context``), in parallel
+
     def _prepare_chunks(self, chunks, n_jobs):
-        return chunks
+        out = []
+        for c in chunks:
+            if self.lowercase and any(s in c.joined for s in _LOWER_SPECIAL):
+                bounds = c.doc_off.tolist()
+                c = _Chunk([c.joined[a:b].lower()
+                            for a, b in zip(bounds[:-1], bounds[1:], strict=True)])
+            c.joined = None  # only the code points are counted: free the text early
+            out.append(c)
+        return out
 
     def _learn_alphabet(self, chunks, n_jobs):
         present = np.zeros(_N_CODEPOINTS, dtype=np.uint8)
         # concurrent writes of the same value 1 are benign
         self._map_parallel(lambda c: K.mark_present(c.cps, present), chunks, n_jobs)
         present[_SPACE] = 1
-        self.alphabet_ = np.flatnonzero(present).astype(np.int32)
+        seen = np.flatnonzero(present)
+        self.alphabet_ = np.unique(_lower_table()[seen] if self.lowercase else seen).astype(
+            np.int32)
 
     def _count_context(self):
-        """Code point -> symbol id (0 outside the alphabet)."""
+        """Code point -> symbol id of it (lowercased if ``lowercase``; 0 outside the
+        alphabet). Lowercasing is idempotent, so chunks that Python lowered map the same."""
         idmap = np.zeros(_N_CODEPOINTS, dtype=np.int32)
         idmap[self.alphabet_] = np.arange(1, self.alphabet_.shape[0] + 1, dtype=np.int32)
-        return idmap
+        return idmap[_lower_table()] if self.lowercase else idmap
 
-    def _count_chunk(self, chunk, min_n, max_n, bits, idmap):
-        wb = self.analyzer == "char_wb"
-        sym, seg_off, doc_seg = K.char_segments(chunk.cps, chunk.doc_off, idmap, _table("space"),
-                                                np.int32(idmap[_SPACE]), wb)
-        return K.count_segments(sym, seg_off, doc_seg, min_n, max_n, bits, wb)
+    def _segments(self, chunk, idmap):
+        """``(sym, seg_off, doc_seg)`` of a chunk, see ``K.char_segments``."""
+        return K.char_segments(chunk.cps, chunk.doc_off, idmap, _table("space"),
+                               np.int32(idmap[_SPACE]), self.analyzer == "char_wb")
 
     def _fit_vocabulary(self, terms, max_n):
         chars = sorted(set("".join(terms)) | {" "})
@@ -500,6 +625,8 @@ class CharNgrams(_NgramCounts):
                          for row, n in zip(chars, lengths, strict=True)], dtype=object)
 
     def _reference_ngrams(self, doc, min_n, max_n):
+        if self.lowercase:  # ``_prepare`` left it to the code-point table
+            doc = doc.lower()
         if self.analyzer == "char_wb":
             return R.char_wb_ngrams(doc, min_n, max_n)
         return R.char_ngrams(doc, min_n, max_n)
@@ -556,12 +683,12 @@ class WordNgrams(_NgramCounts):
     def _count_context(self):
         return self._token_index
 
-    def _count_chunk(self, tokenized, min_n, max_n, bits, index):
+    def _segments(self, tokenized, index):
+        """Token symbols, one segment per document (see ``K.count_segments``)."""
         tok_ids, strings, doc_tok = tokenized
         local = np.array([index.get(s, 0) for s in strings], dtype=np.int32)
         sym = local[tok_ids] if tok_ids.shape[0] else np.zeros(0, dtype=np.int32)
-        doc_seg = np.arange(doc_tok.shape[0], dtype=np.int64)
-        return K.count_segments(sym, doc_tok, doc_seg, min_n, max_n, bits, False)
+        return sym, doc_tok, np.arange(doc_tok.shape[0], dtype=np.int64)
 
     def _fit_vocabulary(self, terms, max_n):
         split = [t.split(" ") for t in terms]
