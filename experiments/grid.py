@@ -196,13 +196,36 @@ _MASKED_METHODS = ["naive", "impostors", "ppm", "delta", "svm-pair"]
 _ONE_SEED = ["pan_verification", "cdaa_attribution", "aidbench_one_to_many"]
 
 
+_MLPAPERS_2 = {"n_authors": 2, "first_author": True}
+#: embedding and local-LLM rows (Gemma 3 270M on 2 cores: ~5-15 s a triplet, ~3-13 s a
+#: likelihood pair): AIDBench's one-to-two on IMDb62 and one-to-many on the research papers,
+#: first seed, sized so that they add minutes, not hours, to the reference run
+_SLOW_KINDS = {
+    "embedding": KindScope({"aidbench_one_to_two": ["imdb62", "enron", "blog"],
+                            "aidbench_one_to_many": ["mlpapers"]}, n_seeds=1,
+                           settings={"aidbench_one_to_many": [
+                               _MLPAPERS_2, {"n_authors": 5, "first_author": True}]}),
+    "llm": KindScope({"aidbench_one_to_two": ["imdb62"], "aidbench_one_to_many": ["mlpapers"]},
+                     n_seeds=1, settings={"aidbench_one_to_many": [_MLPAPERS_2]},
+                     protocol_params={"aidbench_one_to_two": {"n_triplets": 20},
+                                      "aidbench_one_to_many": {"n_groups": 2, "n_repeats": 1}}),
+}
+_QUICK_SLOW_KINDS = {
+    "embedding": KindScope({"aidbench_one_to_two": ["imdb62"]}),
+    "llm": KindScope({"aidbench_one_to_two": ["imdb62"]},
+                     protocol_params={"aidbench_one_to_two": {"n_triplets": 4}}),
+}
+
+
 def full_grid(seed: int = 0) -> GridSpec:
-    """The reference grid: every corpus, every registered protocol and method, the maskings
-    for one method per family, three seeds (one on fixed official problems and one-to-many)."""
+    """The reference grid: every corpus, every registered protocol and classical method, the
+    maskings for one method per family, three seeds (one on fixed official problems and
+    one-to-many); embedding and LLM rows on AIDBench's one-to-two and one-to-many only."""
     return GridSpec(datasets=[DatasetSpec(n) for n in _CORPORA + _PAN_AV + _CDAA],
                     seeds=[seed, seed + 1, seed + 2],
                     protocol_datasets=dict(_FULL_PROTOCOL_DATASETS), maskings=list(MASKINGS),
-                    masking_methods=list(_MASKED_METHODS), single_seed_protocols=list(_ONE_SEED))
+                    masking_methods=list(_MASKED_METHODS), single_seed_protocols=list(_ONE_SEED),
+                    kind_scopes=dict(_SLOW_KINDS))
 
 
 def quick_grid(seed: int = 0) -> GridSpec:
@@ -211,7 +234,8 @@ def quick_grid(seed: int = 0) -> GridSpec:
     return GridSpec(datasets=[DatasetSpec(n, _QUICK_LOAD.get(n, {})) for n in names],
                     seeds=[seed], protocol_datasets={p: list(d) for p, d in _QUICK.items()},
                     max_settings=1, protocol_params=dict(_QUICK_PARAMS),
-                    maskings=list(MASKINGS), masking_methods=list(_MASKED_METHODS))
+                    maskings=list(MASKINGS), masking_methods=list(_MASKED_METHODS),
+                    kind_scopes=dict(_QUICK_SLOW_KINDS))
 
 
 @dataclass
