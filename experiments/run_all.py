@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -43,7 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="base seed (default 0)")
     p.add_argument("--n-jobs", type=int, default=1, help="parallel cells (default 1)")
     p.add_argument("--out", default="results", help="output folder (default results/)")
-    p.add_argument("--cache-dir", default=None, help="folder methods may use for caches")
+    p.add_argument("--cache-dir", default=None,
+                   help="folder for method caches (LLM responses: <DIR>/llm_responses.sqlite; "
+                        "default $STYLO_LLM_CACHE or ~/.cache/stylo/)")
     p.add_argument("--backend", choices=["loky", "dask"], default="loky")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="dask.distributed scheduler address; without it a LocalCluster on "
@@ -102,6 +105,8 @@ def main(argv: Sequence[str] | None = None, *, protocols: Mapping | None = None,
     maskings = MASKINGS if maskings is None else maskings
     options = MethodOptions(llm_base_url=args.llm_base_url, llm_model=args.llm_model,
                             cache_dir=args.cache_dir, n_jobs=1)
+    if args.cache_dir:  # read where the backends are made, in the worker processes
+        os.environ["STYLO_LLM_CACHE"] = str(Path(args.cache_dir) / "llm_responses.sqlite")
     if grid is None:
         grid = _grid(args)
     try:
