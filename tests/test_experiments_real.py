@@ -13,13 +13,14 @@ def test_run_all_on_pan15_with_registered_protocols(tmp_path, capsys):
             "--no-plots"]
     assert run_all.main(argv) == 0
     err = capsys.readouterr().err
-    assert "skipped: dataset missing_corpus" in err and "3 computed (0 failed)" in err
+    # PAN's official problems are fixed: the reference grid runs them with one seed
+    assert "skipped: dataset missing_corpus" in err and "1 computed (0 failed)" in err
     table = pd.read_csv(tmp_path / "results.csv")
     score = table[table["metric"] == "auc*c@1"]
-    assert sorted(score["seed"]) == [0, 1, 2] and (score["n"] == 500).all()
+    assert list(score["seed"]) == [0] and (score["n"] == 500).all()
     # random guessing on balanced PAN15 pairs: AUC near 0.5
     auc = table.loc[table["metric"] == "auc", "value"]
     assert ((auc > 0.4) & (auc < 0.6)).all()
     assert run_all.main(argv) == 0
-    assert "3 already done, 0 computed" in capsys.readouterr().err
+    assert "1 already done, 0 computed" in capsys.readouterr().err
     assert "pan15_av_en" in (tmp_path / "REPORT.md").read_text()
