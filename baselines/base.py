@@ -179,15 +179,8 @@ class Verifier(BaseEstimator):
         return np.split(flat, np.cumsum([len(c) for c in candidate_lists])[:-1])
 
     def choose(self, query: str, candidate_a: str, candidate_b: str) -> int:
-        """One-to-two: 0 if ``candidate_a`` is judged the query's author, else 1."""
+        """One-to-two: 0 if ``candidate_a`` is judged the query's author, else 1 (0 on a tie;
+        the one-to-two protocol scores ties as half right, from :meth:`rank_many`)."""
         s = self.rank(query, [candidate_a, candidate_b])
         return int(s[1] > s[0])
 
-    def choose_many(self, queries: Sequence[str], candidates_a: Sequence[str],
-                    candidates_b: Sequence[str]) -> np.ndarray:
-        """``choose`` for many triplets (one :meth:`rank_many` call): int array of 0/1."""
-        if not len(queries) == len(candidates_a) == len(candidates_b):
-            raise ValueError(f"{len(queries)} queries, {len(candidates_a)} first and "
-                             f"{len(candidates_b)} second candidates")
-        scores = self.rank_many(queries, [[a, b] for a, b in zip(candidates_a, candidates_b)])
-        return np.array([int(s[1] > s[0]) for s in scores], dtype=np.int64)

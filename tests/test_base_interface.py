@@ -123,7 +123,7 @@ class _OwnRanker(_LengthRatio):
         return -np.array([len(c) for c in candidates], float)
 
 
-def test_rank_many_and_choose_many_agree_with_one_query_at_a_time(corpus):
+def test_rank_many_agrees_with_one_query_at_a_time(corpus):
     queries = ["abc", "a much longer query text", "q"]
     lists = [["ab", "abcd", "abcdefgh"], ["short", "a much longer candidate"], ["x"]]
     batched = _CountingLengthRatio().fit(corpus)
@@ -135,12 +135,7 @@ def test_rank_many_and_choose_many_agree_with_one_query_at_a_time(corpus):
     own = _OwnRanker().fit(corpus)
     for q, c, s in zip(queries, lists, own.rank_many(queries, lists)):
         np.testing.assert_array_equal(s, own.rank(q, c))
-    a, b = ["ab", "short", "x"], ["abcd", "a much longer candidate", "xyz"]
-    np.testing.assert_array_equal(single.choose_many(queries, a, b),
-                                  [single.choose(q, x, y) for q, x, y in zip(queries, a, b)])
     with pytest.raises(ValueError, match="candidate_lists\\[1\\] is empty"):
         single.rank_many(["q", "r"], [["a"], []])
     with pytest.raises(ValueError, match="2 queries but 1 candidate lists"):
         single.rank_many(["q", "r"], [["a"]])
-    with pytest.raises(ValueError, match="3 queries, 2 first"):
-        single.choose_many(queries, a[:2], b)

@@ -69,8 +69,24 @@ def test_one_to_one_oracle_and_random():
 def test_one_to_two_oracle():
     task = OneToTwo().sample(corpus(), {"cross_topic": True}, seed=0)
     table = OneToTwo().evaluate(AuthorOracle(), task)
-    assert values(table) == {"accuracy": 1.0}
-    assert table["n"].tolist() == [200]
+    assert values(table) == {"accuracy": 1.0, "tie_rate": 0.0}
+    assert table["n"].tolist() == [200, 200]
+
+
+class _Undecided(Verifier):
+    """Scores every pair alike: a method that never prefers one candidate."""
+
+    requires_fit = False
+
+    def _score_impl(self, a, b):
+        return np.full(len(a), 0.5)
+
+
+def test_one_to_two_ties_count_half_and_are_reported():
+    task = OneToTwo(n_triplets=40).sample(corpus(), {"cross_topic": False}, seed=1)
+    table = OneToTwo().evaluate(_Undecided(), task)
+    # slot 0 is the truth in about half the triplets; a tie must not be read as "slot 0"
+    assert values(table) == {"accuracy": 0.5, "tie_rate": 1.0}
 
 
 def test_one_to_many_oracle_groups_and_rag():

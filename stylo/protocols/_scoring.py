@@ -44,14 +44,23 @@ def verification_table(y_true, y_score, group="all", version: str = "pan21",
     return table
 
 
-def choice_table(answer, chosen, group="all") -> pd.DataFrame:
-    """Accuracy of one-to-two choices (``answer`` and ``chosen`` are slots 0/1)."""
-    from stylo.metrics import classification
+def choice_table(answer, scores, group="all") -> pd.DataFrame:
+    """Accuracy of one-to-two choices and the share of ties.
 
+    ``answer[i]``: slot (0/1) of the true candidate; ``scores[i]``: the method's two scores.
+    The higher score is the choice; equal scores (an abstention, e.g. an LLM answering the same
+    in both text orders) count one half, the expectation of a coin flip, as ties do in the
+    ranking metrics. ``tie_rate`` says how many there were.
+    """
     answer = np.asarray(answer, dtype=np.int64)
-    chosen = np.asarray(chosen, dtype=np.int64)
-    return pd.DataFrame(_rows({"accuracy": classification.accuracy(answer, chosen)},
-                              len(answer), group))
+    s = np.asarray(scores, dtype=np.float64).reshape(len(answer), 2)
+    true = s[np.arange(len(answer)), answer]
+    other = s[np.arange(len(answer)), 1 - answer]
+    credit = np.where(true > other, 1.0, np.where(true < other, 0.0, 0.5))
+    n = len(answer)
+    return pd.DataFrame(_rows({"accuracy": float(credit.mean()) if n else 0.0,
+                               "tie_rate": float(np.mean(true == other)) if n else 0.0},
+                              n, group))
 
 
 def ranking_table(scores: list[np.ndarray], relevant: list[np.ndarray], groups: np.ndarray,

@@ -328,9 +328,9 @@ class OneToTwo(_AIDBench):
     def evaluate(self, method, task: Task) -> pd.DataFrame:
         est = fit_clone(method, task.train)
         frame = task.test.frame
-        chosen = est.choose_many(frame["query"].tolist(), frame["a"].tolist(),
-                                 frame["b"].tolist())
-        return _scoring.choice_table(frame["answer"].to_numpy(), chosen, group="all")
+        scores = est.rank_many(frame["query"].tolist(),
+                               [[a, b] for a, b in zip(frame["a"], frame["b"], strict=True)])
+        return _scoring.choice_table(frame["answer"].to_numpy(), scores, group="all")
 
 
 class OneToMany(_AIDBench):
