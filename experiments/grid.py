@@ -169,6 +169,9 @@ _FULL_PROTOCOL_DATASETS = {
     # method: its number comes from the SVM attributor (benchmarks.methods_b svm), and the
     # corpus runs here in the Rethinking-AV splits
     "cdaa_attribution": ["pan18_cdaa"],
+    # PAN19's fandom splits (345 cells, ~20 min on 2 cores) run on request:
+    # --datasets pan19_cdaa --protocols rethinking_av
+    "rethinking_av": ["guardian", "blog"],
 }
 
 # one small dataset per protocol; a protocol not listed runs nowhere in a quick run
@@ -179,6 +182,9 @@ _QUICK = {
     "pan_verification": ["pan15_av_en"],
     "rethinking_av": ["guardian"],
     "cdaa_attribution": ["pan18_cdaa"],
+    # PAN19's fandom splits (345 cells, ~20 min on 2 cores) run on request:
+    # --datasets pan19_cdaa --protocols rethinking_av
+    "rethinking_av": ["guardian", "blog"],
 }
 # cross-domain attribution has no size parameter: the quick run loads fewer problems
 _QUICK_LOAD = {"pan18_cdaa": {"split": "train", "problem": "problem00002"}}
