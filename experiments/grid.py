@@ -182,9 +182,6 @@ _QUICK = {
     "pan_verification": ["pan15_av_en"],
     "rethinking_av": ["guardian"],
     "cdaa_attribution": ["pan18_cdaa"],
-    # PAN19's fandom splits (345 cells, ~20 min on 2 cores) run on request:
-    # --datasets pan19_cdaa --protocols rethinking_av
-    "rethinking_av": ["guardian", "blog"],
 }
 # cross-domain attribution has no size parameter: the quick run loads fewer problems
 _QUICK_LOAD = {"pan18_cdaa": {"split": "train", "problem": "problem00002"}}
