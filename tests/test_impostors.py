@@ -88,7 +88,7 @@ def test_kernels_agree_with_references_exactly(inputs):
     csr, q_rows, t_rows, cand, mask_t, picks = inputs
     sums = _masked_sums(csr[0], csr[1], csr[2], mask_t)
     np.testing.assert_array_equal(sums, _masked_sums_reference(csr[0], csr[1], csr[2], mask_t))
-    mask = mask_t.T.astype(np.uint8)
+    mask = mask_t.T.astype(np.float32)
     np.testing.assert_array_equal(
         _impostor_wins(*csr, q_rows, t_rows, cand, mask, picks, sums),
         _impostor_wins_reference(*csr, q_rows, t_rows, cand, mask, picks, sums))
@@ -101,7 +101,7 @@ def test_target_identical_to_query_always_wins():
     mask_t = np.ones((4, 3))
     sums = _masked_sums(csr[0], csr[1], csr[2], mask_t)
     wins = _impostor_wins(*csr, np.array([0]), np.array([1]), np.array([[2, 3]]),
-                          mask_t.T.astype(np.uint8), np.array([[0, 1]] * 3), sums)
+                          mask_t.T.astype(np.float32), np.array([[0, 1]] * 3), sums)
     assert wins.tolist() == [3]
 
 
@@ -174,10 +174,12 @@ def test_bad_parameters_raise(data):
 def test_real_slice_pan15():
     from stylo.datasets import DatasetNotAvailable, load
     try:
-        pairs = load("pan15_av_en", split="train")
+        train, test = load("pan15_av_en", split="train"), load("pan15_av_en", split="test")
     except DatasetNotAvailable as err:
         pytest.skip(f"pan15_av_en not available: {err}")
-    train, test = pairs.subset(np.arange(0, 100, 2)), pairs.subset(np.arange(1, 100, 2))
+    # every fifth official test problem; a pool of half the train split alone was too small
+    # for a stable margin (AUC 0.48-0.53 depending on the draws)
+    test = test.subset(np.arange(0, len(test), 5))
     scores = small_gi(n_candidates=30, n_impostors=10).fit(train).score_problems(test)
     assert np.all((scores >= 0) & (scores <= 1))
-    assert auc(test.labels, scores) > 0.5
+    assert auc(test.labels, scores) > 0.65
