@@ -80,14 +80,18 @@ class Cell:
     seed: int
     protocol_params: Mapping = field(default_factory=dict)
     masking: str | None = None
+    method_params: Mapping = field(default_factory=dict)
 
     def spec(self) -> dict:
         spec = {"v": SPEC_VERSION, "dataset": self.dataset, "load": dict(self.load),
                 "protocol": self.protocol, "protocol_params": dict(self.protocol_params),
                 "setting": dict(self.setting), "method": self.method,
                 "method_options": dict(self.method_options), "seed": int(self.seed)}
-        if self.masking is not None:  # absent when unmasked, so those keys never change
+        # absent when unused, so the keys of cells without them never change
+        if self.masking is not None:
             spec["masking"] = self.masking
+        if self.method_params:
+            spec["method_params"] = dict(self.method_params)
         return normalise(spec)
 
     @property
@@ -137,7 +141,9 @@ class GridSpec:
     ``maskings`` run on ``masking_protocols`` for ``masking_methods`` (None: every method).
     ``single_seed_protocols`` run with the first seed only: fixed official problems (PAN),
     where a seed changes nothing but a method's own random draws, and protocols whose task
-    already holds its own repeats (one-to-many: 10 groups x 3 repeats).
+    already holds its own repeats (one-to-many: 10 groups x 3 repeats). ``method_params``
+    maps a method name to parameters set on it (``set_params``) in this grid, e.g. fewer
+    training pairs for a slow method in a quick run; they are part of the cell key.
     """
 
     datasets: list[DatasetSpec]
@@ -152,6 +158,7 @@ class GridSpec:
     masking_methods: list[str] | None = None
     single_seed_protocols: list[str] = field(default_factory=list)
     kind_scopes: dict[str, KindScope] = field(default_factory=dict)
+    method_params: dict[str, dict] = field(default_factory=dict)
 
 
 # The corpora of the seeds' tables. Names absent on a machine are reported and skipped.
@@ -213,6 +220,9 @@ _SLOW_KINDS = {
                      protocol_params={"aidbench_one_to_two": {"n_triplets": 20},
                                       "aidbench_one_to_many": {"n_groups": 2, "n_repeats": 1}}),
 }
+#: the likelihood verifier's fit is most of a quick run's model time: 8 training pairs keep it
+#: to seconds (the reference grid fits on the registry's 50)
+_QUICK_METHOD_PARAMS = {"llm-likelihood": {"n_train_pairs": 8}}
 _QUICK_SLOW_KINDS = {
     "embedding": KindScope({"aidbench_one_to_two": ["imdb62"]}),
     "llm": KindScope({"aidbench_one_to_two": ["imdb62"]},
@@ -238,7 +248,8 @@ def quick_grid(seed: int = 0) -> GridSpec:
                     seeds=[seed], protocol_datasets={p: list(d) for p, d in _QUICK.items()},
                     max_settings=1, protocol_params=dict(_QUICK_PARAMS),
                     maskings=list(MASKINGS), masking_methods=list(_MASKED_METHODS),
-                    kind_scopes=dict(_QUICK_SLOW_KINDS))
+                    kind_scopes=dict(_QUICK_SLOW_KINDS),
+                    method_params={m: dict(p) for m, p in _QUICK_METHOD_PARAMS.items()})
 
 
 @dataclass
@@ -285,7 +296,8 @@ def _protocol_cells(grid: GridSpec, ds: DatasetSpec, data, pname: str, params: d
                     grid.masking_methods is None or m in grid.masking_methods) else [None]
                 for mask in masks:
                     cells.append(Cell(ds.name, normalise(dict(ds.load)), pname, setting, m,
-                                      key_options(methods[m], options), int(seed), params, mask))
+                                      key_options(methods[m], options), int(seed), params, mask,
+                                      normalise(dict(grid.method_params.get(m, {})))))
     return cells
 
 
@@ -305,6 +317,10 @@ def expand(grid: GridSpec, protocols: Mapping, loader: Callable, *,
     unknown = [m for m in wanted_methods if m not in methods]
     if unknown:
         raise ValueError(f"unknown method(s) {unknown}; registered: {sorted(methods)}")
+    unknown = [m for m in grid.method_params if m not in methods]
+    if unknown:
+        raise ValueError(f"method_params for unknown method(s) {unknown}; "
+                         f"registered: {sorted(methods)}")
     unknown = [m for m in grid.maskings if m not in maskings]
     if unknown:
         raise ValueError(f"unknown masking(s) {unknown}; registered: {sorted(maskings)}")

@@ -11,7 +11,7 @@ hosted_llm=True, kind="llm")``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Mapping
 
 from baselines import registry
 from baselines.base import Verifier
@@ -19,7 +19,7 @@ from baselines.masked import MaskedVerifier
 from stylo.features import EntityMasker, TextDistortion
 
 __all__ = ["DEFAULT_OPTIONS", "MASKINGS", "METHODS", "MethodOptions", "MethodSpec", "Masked",
-           "Registered", "available_methods", "key_options"]
+           "Registered", "WithParams", "available_methods", "key_options"]
 
 
 @dataclass(frozen=True)
@@ -90,6 +90,17 @@ def available_methods(options: MethodOptions, methods: dict[str, MethodSpec] = M
     """Registered method names that can run with these options, in registry order."""
     has_llm = bool(options.llm_base_url and options.llm_model)
     return [name for name, spec in methods.items() if has_llm or not spec.hosted_llm]
+
+
+@dataclass(frozen=True)
+class WithParams:
+    """A factory whose verifier gets ``params`` through ``set_params`` (picklable)."""
+
+    factory: Callable[[int, MethodOptions], Verifier]
+    params: Mapping
+
+    def __call__(self, seed: int, options: MethodOptions) -> Verifier:
+        return self.factory(seed, options).set_params(**dict(self.params))
 
 
 @dataclass(frozen=True)

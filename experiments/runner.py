@@ -44,6 +44,7 @@ from experiments.methods import (
     Masked,
     MethodOptions,
     MethodSpec,
+    WithParams,
 )
 
 __all__ = ["CellStore", "RunSummary", "execute_cell", "execute_task", "run", "write_atomic"]
@@ -306,6 +307,8 @@ def _dask_results(payloads: list[tuple], n_jobs: int, scheduler: str | None) -> 
 def _factory(cell: Cell, methods: Mapping[str, MethodSpec], maskings: Mapping[str, Callable]
              ) -> Callable:
     factory = methods[cell.method].factory
+    if cell.method_params:
+        factory = WithParams(factory, cell.method_params)
     return factory if cell.masking is None else Masked(factory, maskings[cell.masking])
 
 

@@ -155,3 +155,20 @@ def test_maskings_for_chosen_methods_and_one_seed_for_fixed_protocols():
     assert {c.seed for c in cells if c.protocol == "toy_verification"} == {0, 1}
     # 2 settings x 2 seeds x (random + other + masked other), and 2 settings x 1 seed x 2
     assert len(cells) == 2 * 2 * 3 + 2 * 2
+
+
+def test_method_params_enter_the_key_and_reach_the_verifier():
+    from experiments.methods import MASKINGS
+    from experiments.runner import _factory
+    plain = toy_grid(max_settings=1, protocols=["toy_verification"], methods=("impostors",))
+    tuned = toy_grid(max_settings=1, protocols=["toy_verification"], methods=("impostors",),
+                     method_params={"impostors": {"n_iter": 7}})
+    (a,) = expand(plain, PROTOCOLS, toy_loader).cells
+    (b,) = expand(tuned, PROTOCOLS, toy_loader).cells
+    assert "method_params" not in a.spec() and b.spec()["method_params"] == {"n_iter": 7}
+    assert a.key != b.key and a.task_key == b.task_key
+    assert _factory(a, METHODS, MASKINGS)(0, MethodOptions()).n_iter == 100
+    assert _factory(b, METHODS, MASKINGS)(0, MethodOptions()).n_iter == 7
+    tuned.method_params = {"nope": {"n_iter": 7}}
+    with pytest.raises(ValueError, match="unknown method"):
+        expand(tuned, PROTOCOLS, toy_loader)
