@@ -9,12 +9,22 @@ sees (training and test alike), and otherwise behaves exactly like the inner ver
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
+from joblib import hash as joblib_hash
 from sklearn.base import clone
 
 from baselines.base import Verifier
 from stylo.corpus import Corpus, PairSet
 
 __all__ = ["MaskedVerifier"]
+
+#: masked texts of recently fitted maskers, keyed by the fitted masker's hash: protocols score
+#: the same texts many times (a text in several pairs, several methods behind one masking on
+#: one task), and masking long texts costs more than some of the verifiers behind it
+_MASKED: OrderedDict[str, dict[str, str]] = OrderedDict()
+_MASKERS_KEPT = 2
+_TEXTS_KEPT = 100_000  # per masker; an unfitted-as-fitted masker keeps one key for every task
 
 
 class MaskedVerifier(Verifier):
@@ -42,9 +52,11 @@ class MaskedVerifier(Verifier):
         if X is None:
             # nothing to learn a vocabulary from: the masker must work unfitted-as-fitted
             self.masker_.fit([])
+            self.masker_key_ = joblib_hash(self.masker_)
             self.verifier_ = clone(self.verifier).fit(None)
             return
         self.masker_.fit(self._texts_of(X))
+        self.masker_key_ = joblib_hash(self.masker_)
         self.verifier_ = clone(self.verifier).fit(self._mask_data(X))
 
     @staticmethod
@@ -54,7 +66,20 @@ class MaskedVerifier(Verifier):
         return [t for known in X.known for t in known] + X.unknown
 
     def _mask(self, texts: list[str]) -> list[str]:
-        return list(self.masker_.transform(texts))
+        """``texts`` masked, each distinct text through the masker once (see ``_MASKED``)."""
+        done = _MASKED.get(self.masker_key_)
+        if done is None:
+            done = _MASKED[self.masker_key_] = {}
+            if len(_MASKED) > _MASKERS_KEPT:
+                _MASKED.popitem(last=False)
+        else:
+            _MASKED.move_to_end(self.masker_key_)
+        new = [t for t in dict.fromkeys(texts) if t not in done]
+        if len(done) + len(new) > _TEXTS_KEPT:
+            done.clear()
+        if new:
+            done.update(zip(new, self.masker_.transform(new), strict=True))
+        return [done[t] for t in texts]
 
     def _mask_data(self, X):
         if isinstance(X, Corpus):

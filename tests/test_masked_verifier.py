@@ -52,3 +52,35 @@ def test_registered_maskings_wrap_any_method():
     for name, wrap in MASKINGS.items():
         wrapped = wrap(_Recorder(tag=name))
         assert isinstance(wrapped, MaskedVerifier) and wrapped.verifier.tag == name
+
+
+class _CountingMasker(TextDistortion):
+    """TextDistortion that counts the texts it masks (class-level, clones share it)."""
+
+    masked: list = []
+
+    def transform(self, X):
+        _CountingMasker.masked.extend(X)
+        return super().transform(X)
+
+
+def test_each_distinct_text_is_masked_once_per_fitted_masker():
+    _CountingMasker.masked.clear()
+    train = Corpus.from_lists(["the cat and the dog", "a dog and a cat"], ["x", "y"])
+    a = ["the owl and", "a zebra", "the owl and"]
+    b = ["a zebra", "the cat", "a zebra"]
+    first = MaskedVerifier(_Recorder(), _CountingMasker(k=3)).fit(train)
+    scores = first.score_pairs(a, b)
+    assert first.verifier_.seen_ == list(first.masker_.transform(a)) + \
+        list(first.masker_.transform(b))
+    assert scores.tolist() == [0.0, 0.0, 0.0]
+    _CountingMasker.masked.clear()
+    # a second method behind an equal masker fitted on the same texts reuses every masked text
+    second = MaskedVerifier(_Recorder("other"), _CountingMasker(k=3)).fit(train)
+    second.score_pairs(a, b)
+    assert _CountingMasker.masked == []
+    # another vocabulary is another masker: nothing is reused from the first
+    third = MaskedVerifier(_Recorder(), _CountingMasker(k=1)).fit(train)
+    third.score_pairs(a, b)
+    assert sorted(_CountingMasker.masked) == sorted(set(a + b) | set(train.texts))
+    assert third.verifier_.seen_[0] != first.verifier_.seen_[0]
