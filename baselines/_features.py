@@ -1,4 +1,4 @@
-"""Frequency features shared by the impostors, Delta and SVM baselines.
+"""Frequency features shared by the impostors, Delta, SVM and n-gram distance baselines.
 
 Counts come from ``stylo.features`` (exact, Numba-fast equivalents of scikit-learn's
 ``CountVectorizer``); these two helpers fix the settings the baselines share.
@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 from stylo.features import CharNgrams, WordNgrams
 
-__all__ = ["make_counter", "relative_frequencies"]
+__all__ = ["make_counter", "pair_rows", "relative_frequencies"]
 
 _UNITS = ("char", "word")
 
@@ -47,3 +47,13 @@ def relative_frequencies(counts: sp.spmatrix) -> sp.csr_matrix:
     out = sp.csr_matrix(out)
     out.sort_indices()
     return out
+
+
+def pair_rows(transform, texts_a: list[str], texts_b: list[str]):
+    """``transform`` rows of ``texts_a`` and of ``texts_b`` (two matrices, one row per text),
+    each distinct text transformed once: protocols put one text in many pairs (PAN14 en_novels
+    shares unknowns; AIDBench and attribution pairs repeat queries and known texts)."""
+    unique = list(dict.fromkeys([*texts_a, *texts_b]))
+    rows = {t: i for i, t in enumerate(unique)}
+    x = transform(unique)
+    return x[[rows[t] for t in texts_a]], x[[rows[t] for t in texts_b]]

@@ -33,7 +33,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.validation import check_is_fitted
 
-from baselines._features import make_counter
+from baselines._features import make_counter, pair_rows
 from baselines.base import Verifier, check_texts, training_pairs
 from stylo import features
 from stylo.corpus import Corpus
@@ -173,8 +173,7 @@ class DeltaVerifier(Verifier):
         self.logistic_ = LogisticRegression().fit(d[:, None], labels)
 
     def _delta(self, texts_a, texts_b) -> np.ndarray:
-        return paired_delta(self.zscores_.transform(texts_a), self.zscores_.transform(texts_b),
-                            self.kind)
+        return paired_delta(*pair_rows(self.zscores_.transform, texts_a, texts_b), self.kind)
 
     def _score_impl(self, texts_a, texts_b):
         d = self._delta(texts_a, texts_b)

@@ -24,6 +24,7 @@ import warnings
 
 import numpy as np
 
+from baselines._features import pair_rows
 from baselines.base import Verifier, training_pairs
 from baselines.calibration import CalibratedVerifier, ScoreCalibrator
 from stylo.corpus import PairSet
@@ -63,11 +64,7 @@ class CharNgramCosine(Verifier):
         self.vectorizer_ = _char_tfidf(self.ngram_size, self.max_features, self.n_jobs).fit(texts)
 
     def _score_impl(self, texts_a, texts_b):
-        # PAN test sets reuse texts (PAN14 en_novels shares unknowns): vectorise each once
-        unique = list(dict.fromkeys(texts_a + texts_b))
-        rows = {t: i for i, t in enumerate(unique)}
-        x = self.vectorizer_.transform(unique)
-        xa, xb = x[[rows[t] for t in texts_a]], x[[rows[t] for t in texts_b]]
+        xa, xb = pair_rows(self.vectorizer_.transform, texts_a, texts_b)
         sims = paired_cosine(xa, xb, n_jobs=self.n_jobs)
         # a text without any vocabulary n-gram has no direction: no answer, not "dissimilar"
         bad = (xa.getnnz(axis=1) == 0) | (xb.getnnz(axis=1) == 0)

@@ -30,6 +30,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.svm import LinearSVC
 from sklearn.utils.validation import check_is_fitted
 
+from baselines._features import pair_rows
 from baselines.base import Verifier, check_texts, training_pairs
 from stylo.corpus import Corpus
 from stylo.features import CharNgrams
@@ -151,8 +152,7 @@ class SVMPairVerifier(Verifier):
         self.logistic_.fit(self._pair_features(pairs.texts_a(), pairs.texts_b()), labels)
 
     def _pair_features(self, texts_a, texts_b) -> sp.csr_matrix:
-        xa = self.vectorizer_.transform(texts_a)
-        xb = self.vectorizer_.transform(texts_b)
+        xa, xb = pair_rows(self.vectorizer_.transform, texts_a, texts_b)
         return sp.hstack([abs(xa - xb), xa.multiply(xb)]).tocsr()
 
     def _score_impl(self, texts_a, texts_b):
