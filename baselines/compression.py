@@ -44,13 +44,15 @@ __all__ = ["CompressionVerifier", "compression_measures", "MEASURES"]
 MEASURES = ("ppm", "ncd", "cdm", "xent")
 
 
-def _zstd_sizes(pairs: list[tuple[bytes, bytes]], level: int) -> np.ndarray:
-    """(n, 4) compressed sizes of a, b, a+b, b+a for byte pairs."""
+def _zstd_sizes(items: list[tuple[bytes, ...]], level: int) -> np.ndarray:
+    """(n, 1) compressed sizes of single texts ``(a,)``, or (n, 2) of a+b and b+a for pairs
+    ``(a, b)``."""
     cctx = zstandard.ZstdCompressor(level=level, write_checksum=False, write_content_size=False)
-    out = np.empty((len(pairs), 4), dtype=np.float64)
-    for i, (a, b) in enumerate(pairs):
-        out[i] = (len(cctx.compress(a)), len(cctx.compress(b)), len(cctx.compress(a + b)),
-                  len(cctx.compress(b + a)))
+    if items and len(items[0]) == 1:
+        return np.array([[len(cctx.compress(a))] for (a,) in items], dtype=np.float64)
+    out = np.empty((len(items), 2), dtype=np.float64)
+    for i, (a, b) in enumerate(items):
+        out[i] = len(cctx.compress(a + b)), len(cctx.compress(b + a))
     return out
 
 
@@ -78,30 +80,73 @@ def _unbatch(parts: list[np.ndarray], n: int, k: int) -> np.ndarray:
     return out
 
 
+#: measures of recent pairs, per measure family and setting: the methods of one task share them
+#: (``cdm``, ``cdm-cal``, ``ncd`` and ``ncd-cal`` score the same pairs with the same sizes)
+_MEMO: dict[tuple, dict[tuple[str, str], np.ndarray]] = {}
+_MEMO_PAIRS = 200_000
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _in_threads(fn, items: list, level: int, n_jobs: int) -> np.ndarray:
+    """``fn(batch, level)`` over ``items`` in ``n_jobs`` threads, rows back in item order."""
+    batches = _batches(items, n_jobs)
+    with Parallel(n_jobs=n_jobs, prefer="threads") as par:
+        parts = par(delayed(fn)(b, level) for b in batches)
+    return _unbatch(parts, len(items), len(batches))
+
+
+def _measures(pairs: list[tuple[str, str]], measure: str, level: int, ppm_order: int,
+              n_jobs: int) -> np.ndarray:
+    """(n, 2) measures for ``"ppm"`` and ``"xent"``; for ``"zstd"`` the (n, 4) sizes C(a),
+    C(b), C(a+b), C(b+a) that NCD and CDM are computed from."""
+    if measure == "ppm":
+        return ppm_cross_entropies([a for a, _ in pairs], [b for _, b in pairs],
+                                   order=ppm_order, n_jobs=n_jobs)
+    if measure == "xent":
+        return _in_threads(_zstd_dict_bits, [(_utf8(a), _utf8(b), len(a), len(b))
+                                             for a, b in pairs], level, n_jobs)
+    # attribution scores every candidate profile against every unknown: size each text once
+    texts = list(dict.fromkeys(t for pair in pairs for t in pair))
+    single = dict(zip(texts, _in_threads(_zstd_sizes, [(_utf8(t),) for t in texts], level,
+                                         n_jobs)[:, 0], strict=True))
+    cab, cba = _in_threads(_zstd_sizes, [(_utf8(a), _utf8(b)) for a, b in pairs], level,
+                           n_jobs).T
+    ca = np.array([single[a] for a, _ in pairs])
+    cb = np.array([single[b] for _, b in pairs])
+    return np.column_stack((ca, cb, cab, cba))
+
+
 def compression_measures(texts_a: list[str], texts_b: list[str], measure: str = "ppm",
                          level: int = 9, ppm_order: int = 5, n_jobs: int = 1) -> np.ndarray:
     """(n, 2) directional measures (d1, d2) of each pair of non-empty texts; lower = closer.
 
     For ``"ppm"`` and ``"xent"`` d1 is about B given A and d2 about A given B; for ``"ncd"``
     and ``"cdm"`` d1 uses the concatenation A+B and d2 uses B+A. zstd measures run in
-    ``n_jobs`` threads (zstandard and the PPM kernel release the GIL).
+    ``n_jobs`` threads (zstandard and the PPM kernel release the GIL). A pair measured before
+    with the same settings (in this process) is not measured again.
     """
     if measure not in MEASURES:
         raise ValueError(f"unknown measure {measure!r}; choose from {MEASURES}")
-    if measure == "ppm":
-        return ppm_cross_entropies(list(texts_a), list(texts_b), order=ppm_order, n_jobs=n_jobs)
-    n = len(texts_a)
-    if n == 0:
+    if len(texts_a) != len(texts_b):
+        raise ValueError(f"texts_a has {len(texts_a)} items but texts_b has {len(texts_b)}")
+    pairs = list(zip(texts_a, texts_b))
+    if not pairs:
         return np.empty((0, 2), dtype=np.float64)
-    enc = [(a.encode("utf-8", "surrogatepass"), b.encode("utf-8", "surrogatepass"), len(a),
-            len(b)) for a, b in zip(texts_a, texts_b)]
-    batches = _batches(enc, n_jobs)
-    with Parallel(n_jobs=n_jobs, prefer="threads") as par:
-        if measure == "xent":
-            parts = par(delayed(_zstd_dict_bits)(b, level) for b in batches)
-            return _unbatch(parts, n, len(batches))
-        parts = par(delayed(_zstd_sizes)([(a, b) for a, b, _, _ in bt], level) for bt in batches)
-    ca, cb, cab, cba = _unbatch(parts, n, len(batches)).T
+    # NCD and CDM come from the same four sizes, so they share one memo
+    family = "zstd" if measure in ("ncd", "cdm") else measure
+    memo = _MEMO.setdefault((family, int(level) if family != "ppm" else int(ppm_order)), {})
+    todo = [p for p in dict.fromkeys(pairs) if p not in memo]
+    if len(memo) + len(todo) > _MEMO_PAIRS:
+        memo.clear()
+    if todo:
+        memo.update(zip(todo, _measures(todo, family, level, ppm_order, n_jobs), strict=True))
+    values = np.array([memo[p] for p in pairs], dtype=np.float64)
+    if family != "zstd":
+        return values
+    ca, cb, cab, cba = values.T
     if measure == "ncd":
         lo, hi = np.minimum(ca, cb), np.maximum(ca, cb)
         return np.column_stack(((cab - lo) / hi, (cba - lo) / hi))

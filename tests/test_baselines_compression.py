@@ -19,11 +19,14 @@ def test_a_text_is_closer_to_itself_than_to_another(measure):
     assert d[0].mean() < d[1].mean()
 
 
-def test_threads_give_the_same_numbers():
-    a, b = [A, B, A + B] * 3, [B, A, A] * 3
+def test_threads_give_the_same_numbers(monkeypatch):
+    import baselines.compression as compression
+    a, b = [A, B, A + B, B + A], [B, A, A, B + B]
     for m in ("ncd", "xent", "ppm"):
-        assert np.array_equal(compression_measures(a, b, m, n_jobs=1),
-                              compression_measures(a, b, m, n_jobs=2))
+        monkeypatch.setattr(compression, "_MEMO", {})  # measure again, not from the memo
+        one = compression_measures(a, b, m, n_jobs=1)
+        monkeypatch.setattr(compression, "_MEMO", {})
+        assert np.array_equal(one, compression_measures(a, b, m, n_jobs=2))
 
 
 @pytest.mark.parametrize("measure", MEASURES)
@@ -53,3 +56,29 @@ def test_bad_parameters():
         CompressionVerifier("gzip").fit(train)
     with pytest.raises(ValueError, match="features"):
         CompressionVerifier(features="both").fit(train)
+
+
+@pytest.mark.parametrize("measure", MEASURES)
+def test_repeated_pairs_are_measured_once_with_the_same_numbers(measure, monkeypatch):
+    import zstandard
+
+    import baselines.compression as compression
+    a = ["the cat sat on the mat. " * 5, "a dog barked all night long. " * 4, "plain words " * 9]
+    b = ["a bird sang in the tree. " * 5, "the cat sat on the mat. " * 5, "plain words " * 8]
+    monkeypatch.setattr(compression, "_MEMO", {})
+    fresh = compression_measures(a, b, measure)
+    assert np.all(np.isfinite(fresh)) and fresh.shape == (3, 2)
+    if measure == "cdm":  # the definition, from zstd sizes of each text and concatenation
+        cctx = zstandard.ZstdCompressor(level=9, write_checksum=False, write_content_size=False)
+        size = lambda t: len(cctx.compress(t.encode()))  # noqa: E731
+        np.testing.assert_allclose(fresh[0], [size(a[0] + b[0]) / (size(a[0]) + size(b[0])),
+                                              size(b[0] + a[0]) / (size(a[0]) + size(b[0]))])
+    seen = []
+    real = compression._measures
+    monkeypatch.setattr(compression, "_measures",
+                        lambda pairs, *args: seen.extend(pairs) or real(pairs, *args))
+    again = compression_measures([a[2], a[0], a[2], b[1]], [b[2], b[0], b[2], a[1]], measure)
+    np.testing.assert_array_equal(again[:3], fresh[[2, 0, 2]])
+    assert seen == [(b[1], a[1])]  # only the pair not measured before, once
+    monkeypatch.setattr(compression, "_MEMO", {})
+    np.testing.assert_array_equal(compression_measures([b[1]], [a[1]], measure), again[3:])
