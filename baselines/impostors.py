@@ -274,11 +274,10 @@ class GeneralImpostors(Verifier):
         rows.sort_indices()
         profile_rows = texts_x.shape[0] + np.arange(n_prob, dtype=np.int64)
         unknown_rows = np.array([where[u] for u in unknowns], dtype=np.int64)
-        eligible = np.ones((n_prob, n_pool), dtype=bool)
-        for p, ks in enumerate(known_lists):
-            own = [where[t] for t in (*ks, unknowns[p])]
-            eligible[p, [r for r in own if r < n_pool]] = False
-        k = min(int(self.n_candidates), int(eligible.sum(axis=1).min()) if n_prob else 0)
+        # a problem's own texts never serve as its impostors
+        own = [{where[t] for t in (*ks, unknowns[p])} & set(range(n_pool))
+               for p, ks in enumerate(known_lists)]
+        k = min(int(self.n_candidates), n_pool - max(map(len, own), default=n_pool))
         if k < 1:
             warnings.warn(f"{type(self).__name__}: no impostors available (pool of {n_pool} "
                           f"texts); all {n_prob} problem(s) scored {NO_ANSWER}", stacklevel=4)
@@ -294,11 +293,26 @@ class GeneralImpostors(Verifier):
         with _threads(self.n_jobs):
             sums = _masked_sums(csr[0], csr[1], csr[2], mask_t)
             for q_rows, t_rows in ((unknown_rows, profile_rows), (profile_rows, unknown_rows)):
-                sim = pairwise_minmax(rows[q_rows], pool_x, n_jobs=self.n_jobs)
-                sim[~eligible] = -1.0
-                cand = np.argsort(-sim, axis=1, kind="stable")[:, :k].astype(np.int64)
+                cand = self._candidates(rows, q_rows, pool_x, own, k)
                 wins += _impostor_wins(*csr, q_rows, t_rows, cand, mask, picks, sums)
         return wins / (2.0 * self.n_iter)
+
+    def _candidates(self, rows: sp.csr_matrix, q_rows: np.ndarray, pool_x: sp.csr_matrix,
+                    own: list[set[int]], k: int) -> np.ndarray:
+        """(n_prob, k) pool rows most similar to each problem's query row, most similar first
+        (ties: lower row), leaving out the problem's own texts.
+
+        Similarities are computed once per distinct query row: attribution problems repeat one
+        candidate's profile for every unknown text, and one unknown for every candidate."""
+        distinct, inverse = np.unique(q_rows, return_inverse=True)
+        sim = pairwise_minmax(rows[distinct], pool_x, n_jobs=self.n_jobs)
+        # k + the most own texts of any problem always leaves k others
+        width = min(sim.shape[1], k + max(map(len, own)))
+        top = np.argsort(-sim, axis=1, kind="stable")[:, :width]
+        cand = np.empty((len(q_rows), k), dtype=np.int64)
+        for p, d in enumerate(inverse):
+            cand[p] = [r for r in top[d] if r not in own[p]][:k]
+        return cand
 
     def _frequencies(self, texts: list[str]) -> sp.csr_matrix:
         if not texts:
