@@ -220,9 +220,9 @@ _SLOW_KINDS = {
                      protocol_params={"aidbench_one_to_two": {"n_triplets": 20},
                                       "aidbench_one_to_many": {"n_groups": 2, "n_repeats": 1}}),
 }
-#: the likelihood verifier's fit is most of a quick run's model time: 8 training pairs keep it
-#: to seconds (the reference grid fits on the registry's 50)
-_QUICK_METHOD_PARAMS = {"llm-likelihood": {"n_train_pairs": 8}}
+#: the likelihood verifier's forward passes are most of a quick run's model time: 6 training
+#: pairs and 64 tokens a text (the reference grid: the registry's 50 pairs, 128 tokens)
+_QUICK_METHOD_PARAMS = {"llm-likelihood": {"n_train_pairs": 6, "max_text_tokens": 64}}
 _QUICK_SLOW_KINDS = {
     "embedding": KindScope({"aidbench_one_to_two": ["imdb62"]}),
     "llm": KindScope({"aidbench_one_to_two": ["imdb62"]},
