@@ -305,3 +305,34 @@ def test_intern_tokens_kernel_matches_reference(tokens):
     want = [seen.setdefault(t, len(seen)) for t in tokens]
     assert tok_ids.tolist() == want
     assert [tokens[i] for i in first] == list(seen)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(alphabet=ALPHABET + ["\ud800", "\udfff", "\U0010ffff"], max_size=30),
+                min_size=1, max_size=5),
+       st.booleans())
+def test_utf8_scan_and_segments_kernels_match_reference(docs, word_bounded):
+    """K.scan_text / K.text_segments on UTF-8 bytes (lone surrogates included) == the code
+    points of the reference's segments: whitespace runs collapsed, or space-padded words."""
+    import re
+
+    from stylo.features import _kernels as K
+    from stylo.features import ngrams
+
+    chunk = ngrams._Text(docs, word_bounded)
+    assert np.flatnonzero(chunk.present).tolist() == sorted({ord(c) for d in docs for c in d})
+    identity = np.arange(ngrams._N_CODEPOINTS, dtype=np.int32)  # symbol = code point
+    n_sym = n_seg = 0
+    for d, doc in enumerate(docs):
+        a, b = chunk.doc_off[d], chunk.doc_off[d + 1]
+        sym = np.empty(2 * (b - a) + 2, dtype=np.int32)
+        seg_off = np.empty((b - a) // 2 + 2, dtype=np.int64)
+        n = K.text_segments(chunk.text, a, b, identity, ngrams._table("space"), np.int32(32),
+                            word_bounded, sym, seg_off)
+        got = ["".join(map(chr, sym[seg_off[k]:seg_off[k + 1]])) for k in range(n)]
+        want = ([f" {w} " for w in doc.split()] if word_bounded
+                else [re.sub(r"\s\s+", " ", doc)])
+        assert got == want
+        n_sym += seg_off[n]
+        n_seg += n
+    assert chunk.size[0] >= n_sym and chunk.size[1] >= n_seg
