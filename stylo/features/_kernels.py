@@ -284,35 +284,38 @@ def _bump(cnt, i, touched, n_t):
 
 
 @numba.njit(cache=True, nogil=True)
-def count_segments(sym, seg_off, doc_seg, min_n, max_n, bits, word_bounded, ids, counts):
+def count_segments(sym, seg_off, doc_seg, min_n, max_n, bits, word_bounded, ids, counts,
+                   at_end):
     """Count the n-grams of every document exactly (which n-grams: see ``doc_windows``);
     document ``d`` is the segments ``doc_seg[d]:doc_seg[d + 1]`` of ``sym``.
 
     For each (document, distinct n-gram), documents in order, writes its chunk-local id to
     ``ids`` (int32) and its count to ``counts`` (int64); both need ``ngram_bound`` entries.
-    Returns ``(row_nnz, nnz, keys)``: per document the number of distinct n-grams, their
-    total, and per local id its packed key. How: see ``_count``.
+    The entries are ``ids[:nnz]``, or with ``at_end`` the last ``nnz`` (documents are then
+    read last first, each row written below the next one). Returns ``(row_nnz, nnz, keys)``:
+    per document the number of distinct n-grams, their total, and per local id its packed
+    key. How: see ``_count``.
     """
     empty = np.zeros(0, dtype=np.uint8)
     return _count(empty, np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32), empty,
                   np.int32(0), sym, seg_off, doc_seg, False, min_n, max_n, bits, word_bounded,
-                  ids, counts)
+                  ids, counts, at_end)
 
 
 @numba.njit(cache=True, nogil=True)
 def count_text(text, doc_off, idmap, is_space, space_id, word_bounded, min_n, max_n, bits,
-               ids, counts):
+               ids, counts, at_end):
     """``count_segments`` of UTF-8 documents (``text[doc_off[d]:doc_off[d + 1]]``), each
     decoded and segmented by ``text_segments`` when its turn comes, so that the symbols of
     only one document are ever held. ``ids`` and ``counts`` need ``scan_text`` entries."""
     return _count(text, doc_off, idmap, is_space, space_id, np.zeros(0, dtype=np.int32),
                   np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), True, min_n, max_n,
-                  bits, word_bounded, ids, counts)
+                  bits, word_bounded, ids, counts, at_end)
 
 
 @numba.njit(cache=True, nogil=True)
 def _count(text, doc_off, idmap, is_space, space_id, sym, seg_off, doc_seg, from_text, min_n,
-           max_n, bits, word_bounded, ids, counts):
+           max_n, bits, word_bounded, ids, counts, at_end):
     """The counting of ``count_segments`` (``from_text=False``: documents are segments of
     ``sym``) and ``count_text`` (``from_text=True``: UTF-8 documents of ``text``).
 
@@ -349,7 +352,9 @@ def _count(text, doc_off, idmap, is_space, space_id, sym, seg_off, doc_seg, from
 
     row_nnz = np.zeros(n_docs, dtype=np.int64)
     nnz = 0
-    for d in range(n_docs):
+    room = min(ids.shape[0], counts.shape[0])
+    for step in range(n_docs):
+        d = n_docs - 1 - step if at_end else step
         if from_text:
             a = doc_off[d]
             b = doc_off[d + 1]
@@ -361,7 +366,7 @@ def _count(text, doc_off, idmap, is_space, space_id, sym, seg_off, doc_seg, from
         else:
             d_sym, d_seg_off, s0, s1 = sym, seg_off, doc_seg[d], doc_seg[d + 1]
         most = _most_keys(d_seg_off, s0, s1, min_n, max_n)
-        if nnz + most > min(ids.shape[0], counts.shape[0]):
+        if nnz + most > room:
             raise ValueError("output arrays too short for the n-grams")
         kb = _grow(kb, most)
         spans = _grow(spans, most)
@@ -433,12 +438,13 @@ def _count(text, doc_off, idmap, is_space, space_id, sym, seg_off, doc_seg, from
                     direct[idx] = n_local
                 n_t = _bump(cnt, i, touched, n_t)
                 n -= 1
+        first = room - nnz - n_t if at_end else nnz
         for u in range(n_t):
             i = touched[u]
-            ids[nnz] = i
-            counts[nnz] = cnt[i]
+            ids[first + u] = i
+            counts[first + u] = cnt[i]
             cnt[i] = 0
-            nnz += 1
+        nnz += n_t
         row_nnz[d] = n_t
     return row_nnz, nnz, keys[:n_local].copy()
 

@@ -137,16 +137,20 @@ _MAP_NORESERVE = getattr(mmap, "MAP_NORESERVE", 0x4000 if sys.platform.startswit
 
 class _Entries:
     """The (document, n-gram) entries of all chunks: ids (int32) and counts (int64), chunk k
-    writing from ``starts[k]``, in one private anonymous memory map.
+    in ``region(k)``, in one private anonymous memory map.
 
     Each chunk's region is sized for its worst case (``K.ngram_bound``); pages are backed only
-    once written, so that costs address space, not memory. Once the chunks are moved together
-    (``pack``), the pages past the used entries are handed back to the system, and the first
-    entries become the CSR matrix's ``indices`` and ``data`` without a copy.
+    once written, so that costs address space, not memory. Chunk 0 of several fills its region
+    from the end (``at_end``), so that its entries meet chunk 1's, which start its region;
+    ``firsts[k]`` is where chunk k's entries begin. Once the chunks are moved together
+    (``pack``; nothing moves for two chunks, unless entries were dropped), the pages outside
+    the used entries are handed back to the system, and the entries become the CSR matrix's
+    ``indices`` and ``data`` without a copy.
     """
 
     def __init__(self, bounds: list[int]):
         self.starts = np.concatenate([[0], np.cumsum(bounds, dtype=np.int64)])
+        self.firsts = self.starts[:-1].copy()
         self.size = max(int(self.starts[-1]), 1)
         if hasattr(mmap, "MAP_PRIVATE"):  # POSIX; not reserving swap for the worst case
             self._map = mmap.mmap(-1, 12 * self.size, flags=mmap.MAP_PRIVATE | _MAP_NORESERVE)
@@ -158,17 +162,28 @@ class _Entries:
         self.ids = np.frombuffer(self._map, dtype=np.int32, count=self.size,
                                  offset=8 * self.size)
 
+    def at_end(self, k: int) -> bool:
+        return k == 0 and len(self.firsts) > 1
+
     def region(self, k: int):
         a, b = self.starts[k], self.starts[k + 1]
         return self.ids[a:b], self.counts[a:b]
 
+    def used(self, k: int, nnz: int):
+        """Record that chunk k wrote ``nnz`` entries; return them (views)."""
+        ids, counts = self.region(k)
+        first = ids.shape[0] - nnz if self.at_end(k) else 0
+        self.firsts[k] = self.starts[k] + first
+        return ids[first:first + nnz], counts[first:first + nnz]
+
     def pack(self, sizes: list[int], map_parallel, n_pieces: int) -> int:
         """Move chunk k's first ``sizes[k]`` entries right after chunk k - 1's and release the
-        memory beyond them; return their total."""
+        memory outside them; return their total."""
         total = sum(sizes)
-        at = 0
+        at = int(self.firsts[0])
+        end = at + total
         for k, n in enumerate(sizes):
-            src = int(self.starts[k])
+            src = int(self.firsts[k])
             if src != at:
                 # chunk by chunk: a chunk's destination may overlap the previous one's source;
                 # pieces of one chunk run at once only when its source and destination are
@@ -179,17 +194,18 @@ class _Entries:
                 moves = [(src + a, at + a, b - a)
                          for a, b in zip(cuts[:-1], cuts[1:], strict=True) if b > a]
                 jobs = [[m] for m in moves] if apart else [moves]
-                map_parallel(lambda job: self._move(job, total), jobs)
+                map_parallel(lambda job: self._move(job, end), jobs)
             at += n
-        self._release(total, self.size)
+        self._release(0, int(self.firsts[0]))
+        self._release(end, self.size)
         return total
 
-    def _move(self, moves, total):
-        """Apply the ``(src, dst, n)`` moves in order; release sources beyond ``total``."""
+    def _move(self, moves, end):
+        """Apply the ``(src, dst, n)`` moves in order; release sources beyond ``end``."""
         for src, dst, n in moves:
             K.move_left(self.ids, src, dst, n)
             K.move_left(self.counts, src, dst, n)
-            self._release(max(src, total), src + n)
+            self._release(max(src, end), src + n)
 
     def _release(self, first: int, end: int):
         """Hand back the whole pages of entries ``first:end`` of both arrays."""
@@ -200,10 +216,12 @@ class _Entries:
                 self._map.madvise(mmap.MADV_DONTNEED, a, b - a)
 
     def packed(self, total: int):
-        """``(ids, counts)``: the first ``total`` entries, as arrays of exactly that length
+        """``(ids, counts)``: the ``total`` packed entries, as arrays of exactly that length
         (so that scipy, seeing no much larger base, keeps them without a copy)."""
-        return (np.frombuffer(self._map, dtype=np.int32, count=total, offset=8 * self.size),
-                np.frombuffer(self._map, dtype=np.int64, count=total))
+        first = int(self.firsts[0])
+        return (np.frombuffer(self._map, dtype=np.int32, count=total,
+                              offset=8 * self.size + 4 * first),
+                np.frombuffer(self._map, dtype=np.int64, count=total, offset=8 * first))
 
 
 class _NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
@@ -450,10 +468,9 @@ class _NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         entries = _Entries([c[0] for c in counters])
 
         def count(k):
-            ids, counts = entries.region(k)
-            row_nnz, nnz, keys = counters[k][1](ids, counts)
+            row_nnz, nnz, keys = counters[k][1](*entries.region(k), entries.at_end(k))
             counters[k] = None
-            return row_nnz, ids[:nnz], counts[:nnz], keys
+            return row_nnz, *entries.used(k, nnz), keys
 
         return self._map_parallel(count, range(len(counters)), n_jobs), entries
 
@@ -619,13 +636,15 @@ class CharNgrams(_NgramCounts):
         return idmap[_lower_table()] if self.lowercase else idmap
 
     def _counter(self, chunk, idmap, min_n, max_n, bits):
-        """``(bound, count)``: ``count(ids, counts)`` runs ``K.count_text`` on the chunk."""
+        """``(bound, count)``: ``count(ids, counts, at_end)`` runs ``K.count_text`` on the
+        chunk."""
         n_sym, n_seg = chunk.size
         wb = self.analyzer == "char_wb"
 
-        def count(ids, counts):
+        def count(ids, counts, at_end):
             return K.count_text(chunk.text, chunk.doc_off, idmap, _table("space"),
-                                np.int32(idmap[_SPACE]), wb, min_n, max_n, bits, ids, counts)
+                                np.int32(idmap[_SPACE]), wb, min_n, max_n, bits, ids, counts,
+                                at_end)
 
         return n_sym * (max_n - min_n + 1) + n_seg, count
 
@@ -707,15 +726,15 @@ class WordNgrams(_NgramCounts):
 
     def _counter(self, tokenized, index, min_n, max_n, bits):
         """``(bound, count)``: token symbols, one segment per document, counted by
-        ``count(ids, counts)`` (``K.count_segments``)."""
+        ``count(ids, counts, at_end)`` (``K.count_segments``)."""
         tok_ids, strings, doc_tok = tokenized
         local = np.array([index.get(s, 0) for s in strings], dtype=np.int32)
         sym = local[tok_ids] if tok_ids.shape[0] else np.zeros(0, dtype=np.int32)
         doc_seg = np.arange(doc_tok.shape[0], dtype=np.int64)
 
-        def count(ids, counts):
+        def count(ids, counts, at_end):
             return K.count_segments(sym, doc_tok, doc_seg, min_n, max_n, bits, False, ids,
-                                    counts)
+                                    counts, at_end)
 
         return K.ngram_bound(doc_tok, doc_seg, min_n, max_n), count
 
