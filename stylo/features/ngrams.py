@@ -111,10 +111,18 @@ class _Text:
     __slots__ = ("text", "doc_off", "present", "size")
 
     def __init__(self, docs: list[str], word_bounded: bool):
-        encoded = [d.encode("utf-8", "surrogatepass") for d in docs]
+        # room for 4 bytes a code point, backed only where written: each document goes
+        # straight in, with no list of encoded documents and no joined copy
+        text = np.empty(4 * sum(map(len, docs)), dtype=np.uint8)
+        view = memoryview(text)
         self.doc_off = np.zeros(len(docs) + 1, dtype=np.int64)
-        np.cumsum([len(e) for e in encoded], out=self.doc_off[1:])
-        self.text = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+        at = 0
+        for i, d in enumerate(docs):
+            encoded = d.encode("utf-8", "surrogatepass")
+            view[at:at + len(encoded)] = encoded
+            at += len(encoded)
+            self.doc_off[i + 1] = at
+        self.text = text[:at]
         self.present = np.zeros(_N_CODEPOINTS, dtype=np.uint8)
         self.size = K.scan_text(self.text, self.doc_off, _table("space"), word_bounded,
                                 self.present)
