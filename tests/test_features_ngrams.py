@@ -118,28 +118,30 @@ def test_very_long_document_and_empty_rows():
 @pytest.mark.parametrize("params", [dict(min_df=2), dict(max_df=0.5), dict(min_df=0.1, max_df=30),
                                     dict(max_features=50), dict(max_features=7, binary=True),
                                     dict(binary=True)])
-def test_pruning_matches_countvectorizer(params):
+@pytest.mark.parametrize("n_jobs", [1, 3])  # pruned entries leave gaps between chunks
+def test_pruning_matches_countvectorizer(params, n_jobs):
     docs = corpus(150, seed=3)
     cv = CountVectorizer(analyzer="char", ngram_range=(1, 3), **params)
-    ours = CharNgrams((1, 3), **params)
+    ours = CharNgrams((1, 3), n_jobs=n_jobs, **params)
     assert_same(ours.fit_transform(docs), ours.get_feature_names_out(),
                 cv.fit_transform(docs), cv.get_feature_names_out())
     cvw = CountVectorizer(token_pattern=TOKEN_PATTERN, ngram_range=(1, 2), **params)
-    ow = WordNgrams((1, 2), **params)
+    ow = WordNgrams((1, 2), n_jobs=n_jobs, **params)
     assert_same(ow.fit_transform(docs), ow.get_feature_names_out(),
                 cvw.fit_transform(docs), cvw.get_feature_names_out())
 
 
-def test_fixed_vocabulary_matches_countvectorizer():
+@pytest.mark.parametrize("n_jobs", [1, 2, 3])
+def test_fixed_vocabulary_matches_countvectorizer(n_jobs):
     docs = corpus(50)
     vocab = {"th": 2, "e ": 0, "😀": 1, "zzzzzzz": 3, "a": 4}
     cv = CountVectorizer(analyzer="char", ngram_range=(1, 3), vocabulary=vocab)
-    ours = CharNgrams((1, 3), vocabulary=vocab)
+    ours = CharNgrams((1, 3), vocabulary=vocab, n_jobs=n_jobs)
     assert_same(ours.fit_transform(docs), ours.get_feature_names_out(),
                 cv.fit_transform(docs), cv.get_feature_names_out())
     wv = ["the", "of the", "i", "don't", "never seen"]
     cvw = CountVectorizer(token_pattern=TOKEN_PATTERN, ngram_range=(1, 2), vocabulary=wv)
-    ow = WordNgrams((1, 2), vocabulary=wv)
+    ow = WordNgrams((1, 2), vocabulary=wv, n_jobs=n_jobs)
     assert_same(ow.fit_transform(docs), ow.get_feature_names_out(),
                 cvw.fit_transform(docs), cvw.get_feature_names_out())
 
@@ -220,7 +222,8 @@ def test_sklearn_composition_pickle_and_unfitted():
 @given(st.lists(st.tuples(st.integers(0, 3000), st.integers(0, 3000)), min_size=1, max_size=4),
        st.integers(1, 3))
 def test_entries_pack_moves_chunks_together_exactly(chunks, n_pieces):
-    """_Entries.pack == concatenating each chunk's used entries (overlapping moves included)."""
+    """_Entries.pack == concatenating each chunk's used entries (overlapping moves included;
+    chunk 0 of several written at the end of its region)."""
     from stylo.features import ngrams
 
     bounds = [max(a, b) for a, b in chunks]
@@ -230,10 +233,13 @@ def test_entries_pack_moves_chunks_together_exactly(chunks, n_pieces):
     want_ids, want_counts = [], []
     for k, n in enumerate(sizes):
         ids, counts = entries.region(k)
-        ids[:n] = rng.integers(0, 2**31 - 1, n)
-        counts[:n] = rng.integers(0, 2**62, n)
-        want_ids.append(ids[:n].copy())
-        want_counts.append(counts[:n].copy())
+        first = ids.shape[0] - n if entries.at_end(k) else 0
+        ids[first:first + n] = rng.integers(0, 2**31 - 1, n)
+        counts[first:first + n] = rng.integers(0, 2**62, n)
+        used_ids, used_counts = entries.used(k, n)
+        want_ids.append(used_ids.copy())
+        want_counts.append(used_counts.copy())
+        assert np.array_equal(used_ids, ids[first:first + n])
     serial = lambda f, xs: [f(x) for x in xs]  # noqa: E731
     total = entries.pack(sizes, serial, n_pieces)
     ids, counts = entries.packed(total)
@@ -305,3 +311,34 @@ def test_intern_tokens_kernel_matches_reference(tokens):
     want = [seen.setdefault(t, len(seen)) for t in tokens]
     assert tok_ids.tolist() == want
     assert [tokens[i] for i in first] == list(seen)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(alphabet=ALPHABET + ["\ud800", "\udfff", "\U0010ffff"], max_size=30),
+                min_size=1, max_size=5),
+       st.booleans())
+def test_utf8_scan_and_segments_kernels_match_reference(docs, word_bounded):
+    """K.scan_text / K.text_segments on UTF-8 bytes (lone surrogates included) == the code
+    points of the reference's segments: whitespace runs collapsed, or space-padded words."""
+    import re
+
+    from stylo.features import _kernels as K
+    from stylo.features import ngrams
+
+    chunk = ngrams._Text(docs, word_bounded)
+    assert np.flatnonzero(chunk.present).tolist() == sorted({ord(c) for d in docs for c in d})
+    identity = np.arange(ngrams._N_CODEPOINTS, dtype=np.int32)  # symbol = code point
+    n_sym = n_seg = 0
+    for d, doc in enumerate(docs):
+        a, b = chunk.doc_off[d], chunk.doc_off[d + 1]
+        sym = np.empty(2 * (b - a) + 2, dtype=np.int32)
+        seg_off = np.empty((b - a) // 2 + 2, dtype=np.int64)
+        n = K.text_segments(chunk.text, a, b, identity, ngrams._table("space"), np.int32(32),
+                            word_bounded, sym, seg_off)
+        got = ["".join(map(chr, sym[seg_off[k]:seg_off[k + 1]])) for k in range(n)]
+        want = ([f" {w} " for w in doc.split()] if word_bounded
+                else [re.sub(r"\s\s+", " ", doc)])
+        assert got == want
+        n_sym += seg_off[n]
+        n_seg += n
+    assert chunk.size[0] >= n_sym and chunk.size[1] >= n_seg

@@ -62,72 +62,111 @@ def prefetch(typingctx, arr, idx):
     return sig, codegen
 
 
-@numba.njit(cache=True, nogil=True)
-def mark_present(cps, present):
-    """Set ``present[c] = 1`` for every code point ``c`` in ``cps``."""
-    for i in range(cps.shape[0]):
-        present[cps[i]] = 1
+@numba.njit(cache=True, nogil=True, inline="always")
+def _decode(text, i):
+    """The code point of the UTF-8 sequence at byte ``i`` of ``text`` and the next byte index.
+    ``text`` comes from Python's encoder (with "surrogatepass"), so it is well formed."""
+    b = np.int32(text[i])
+    if b < 0x80:
+        return b, i + 1
+    if b < 0xE0:
+        return (b & 0x1F) << 6 | (np.int32(text[i + 1]) & 0x3F), i + 2
+    if b < 0xF0:
+        return ((b & 0x0F) << 12 | (np.int32(text[i + 1]) & 0x3F) << 6
+                | (np.int32(text[i + 2]) & 0x3F)), i + 3
+    return ((b & 0x07) << 18 | (np.int32(text[i + 1]) & 0x3F) << 12
+            | (np.int32(text[i + 2]) & 0x3F) << 6 | (np.int32(text[i + 3]) & 0x3F)), i + 4
 
 
 @numba.njit(cache=True, nogil=True)
-def char_segments(cps, doc_off, idmap, is_space, space_id, word_bounded):
-    """Map code points to symbols and cut each document into n-gram segments.
+def scan_text(text, doc_off, is_space, word_bounded, present):
+    """One pass over UTF-8 documents (``doc_off``: byte offsets): set ``present[c] = 1`` for
+    every code point ``c``, and bound what ``text_segments`` makes of them. Returns
+    ``(n_sym, n_seg)`` such that the documents have at most ``n_sym * n_lengths + n_seg``
+    n-grams of ``n_lengths`` lengths (as ``_most_keys`` counts them)."""
+    n_sym = 0
+    n_seg = 0
+    for d in range(doc_off.shape[0] - 1):
+        i = doc_off[d]
+        b = doc_off[d + 1]
+        n_cp = 0
+        n_words = 0
+        n_inside = 0
+        after_space = True
+        while i < b:
+            c, i = _decode(text, i)
+            present[c] = 1
+            n_cp += 1
+            if is_space[c]:
+                after_space = True
+            else:
+                n_inside += 1
+                n_words += after_space
+                after_space = False
+        if word_bounded:
+            n_sym += n_inside + 2 * n_words
+            n_seg += n_words
+        else:
+            n_sym += n_cp  # whitespace runs only shorten the text
+            n_seg += 1
+    return n_sym, n_seg
 
-    ``analyzer="char"`` (``word_bounded=False``): one segment per document, whitespace runs of
-    two or more characters replaced by one space (scikit-learn's ``\\s\\s+`` -> ``" "``).
+
+@numba.njit(cache=True, nogil=True)
+def text_segments(text, a, b, idmap, is_space, space_id, word_bounded, sym, seg_off):
+    """Decode the UTF-8 document ``text[a:b]``, map code points to symbols (``idmap``) and cut
+    it into n-gram segments, written to ``sym`` and ``seg_off`` (``seg_off[0] = 0``).
+
+    ``analyzer="char"`` (``word_bounded=False``): one segment, whitespace runs of two or more
+    characters replaced by one space (scikit-learn's ``\\s\\s+`` -> ``" "``).
     ``analyzer="char_wb"``: one segment per whitespace-separated word, padded with a space on
-    both sides. Returns ``(sym, seg_off, doc_seg)``: symbols, segment boundaries into ``sym``
-    and, per document, the first segment index (length n_docs + 1).
+    both sides. ``sym`` needs room for ``2 * (b - a) + 2`` symbols and ``seg_off`` for
+    ``(b - a) // 2 + 2`` entries. Returns the number of segments.
     """
-    n_docs = doc_off.shape[0] - 1
-    n = cps.shape[0]
-    # a document of length l has at most (l + 1) // 2 words, each padded by 2 symbols
-    max_words = (n + n_docs) // 2 + 1
-    sym = np.empty(n + 2 * max_words, dtype=np.int32)
-    seg_off = np.empty(max_words + n_docs + 2, dtype=np.int64)
-    doc_seg = np.empty(n_docs + 1, dtype=np.int64)
     m = 0
     s = 0
     seg_off[0] = 0
-    for d in range(n_docs):
-        doc_seg[d] = s
-        a = doc_off[d]
-        b = doc_off[d + 1]
-        if not word_bounded:
-            i = a
-            while i < b:
-                c = cps[i]
-                if is_space[c]:
-                    j = i + 1
-                    while j < b and is_space[cps[j]]:
-                        j += 1
-                    sym[m] = space_id if j - i > 1 else idmap[c]
-                    m += 1
+    i = a
+    if not word_bounded:
+        while i < b:
+            c, i = _decode(text, i)
+            if is_space[c]:
+                run = 1
+                while i < b:
+                    c2, j = _decode(text, i)
+                    if not is_space[c2]:
+                        break
+                    run += 1
                     i = j
-                else:
-                    sym[m] = idmap[c]
-                    m += 1
-                    i += 1
-            s += 1
-            seg_off[s] = m
-        else:
-            i = a
-            while i < b:
-                if is_space[cps[i]]:
-                    i += 1
-                    continue
-                sym[m] = space_id
-                m += 1
-                while i < b and not is_space[cps[i]]:
-                    sym[m] = idmap[cps[i]]
-                    m += 1
-                    i += 1
+                sym[m] = space_id if run > 1 else idmap[c]
+            else:
+                sym[m] = idmap[c]
+            m += 1
+        seg_off[1] = m
+        return 1
+    inside = False
+    while i < b:
+        c, i = _decode(text, i)
+        if is_space[c]:
+            if inside:
                 sym[m] = space_id
                 m += 1
                 s += 1
                 seg_off[s] = m
-    doc_seg[n_docs] = s
-    return sym[:m], seg_off[: s + 1], doc_seg
+                inside = False
+            continue
+        if not inside:
+            sym[m] = space_id
+            m += 1
+            inside = True
+        sym[m] = idmap[c]
+        m += 1
+    if inside:
+        sym[m] = space_id
+        m += 1
+        s += 1
+        seg_off[s] = m
+    return s
 
 
 @numba.njit(cache=True, nogil=True)
@@ -217,10 +256,9 @@ def _probe(tab, key, mask):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _most_keys(seg_off, doc_seg, d, min_n, max_n):
-    """An upper bound on the number of n-grams of document ``d`` (see ``doc_windows``)."""
-    ln = seg_off[doc_seg[d + 1]] - seg_off[doc_seg[d]]
-    return ln * (max_n - min_n + 1) + (doc_seg[d + 1] - doc_seg[d])
+def _most_keys(seg_off, s0, s1, min_n, max_n):
+    """An upper bound on the number of n-grams of segments ``s0:s1`` (see ``doc_windows``)."""
+    return (seg_off[s1] - seg_off[s0]) * (max_n - min_n + 1) + (s1 - s0)
 
 
 _PREFETCH_AHEAD = 16
@@ -231,18 +269,55 @@ def ngram_bound(seg_off, doc_seg, min_n, max_n):
     """An upper bound on the number of n-grams of all documents (see ``doc_windows``)."""
     total = 0
     for d in range(doc_seg.shape[0] - 1):
-        total += _most_keys(seg_off, doc_seg, d, min_n, max_n)
+        total += _most_keys(seg_off, doc_seg[d], doc_seg[d + 1], min_n, max_n)
     return total
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _bump(cnt, i, touched, n_t):
+    """Count one more of id ``i``; the first time in this document, list it in ``touched``.
+    Returns the new length of ``touched``."""
+    c = cnt[i]
+    cnt[i] = c + 1
+    touched[n_t] = i  # branch-free: kept only when the count was 0
+    return n_t + (c == 0)
+
+
 @numba.njit(cache=True, nogil=True)
-def count_segments(sym, seg_off, doc_seg, min_n, max_n, bits, word_bounded, ids, counts):
-    """Count the n-grams of every document exactly (which n-grams: see ``doc_windows``).
+def count_segments(sym, seg_off, doc_seg, min_n, max_n, bits, word_bounded, ids, counts,
+                   at_end):
+    """Count the n-grams of every document exactly (which n-grams: see ``doc_windows``);
+    document ``d`` is the segments ``doc_seg[d]:doc_seg[d + 1]`` of ``sym``.
 
     For each (document, distinct n-gram), documents in order, writes its chunk-local id to
     ``ids`` (int32) and its count to ``counts`` (int64); both need ``ngram_bound`` entries.
-    Returns ``(row_nnz, nnz, keys)``: per document the number of distinct n-grams, their
-    total, and per local id its packed key.
+    The entries are ``ids[:nnz]``, or with ``at_end`` the last ``nnz`` (documents are then
+    read last first, each row written below the next one). Returns ``(row_nnz, nnz, keys)``:
+    per document the number of distinct n-grams, their total, and per local id its packed
+    key. How: see ``_count``.
+    """
+    empty = np.zeros(0, dtype=np.uint8)
+    return _count(empty, np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32), empty,
+                  np.int32(0), sym, seg_off, doc_seg, False, min_n, max_n, bits, word_bounded,
+                  ids, counts, at_end)
+
+
+@numba.njit(cache=True, nogil=True)
+def count_text(text, doc_off, idmap, is_space, space_id, word_bounded, min_n, max_n, bits,
+               ids, counts, at_end):
+    """``count_segments`` of UTF-8 documents (``text[doc_off[d]:doc_off[d + 1]]``), each
+    decoded and segmented by ``text_segments`` when its turn comes, so that the symbols of
+    only one document are ever held. ``ids`` and ``counts`` need ``scan_text`` entries."""
+    return _count(text, doc_off, idmap, is_space, space_id, np.zeros(0, dtype=np.int32),
+                  np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), True, min_n, max_n,
+                  bits, word_bounded, ids, counts, at_end)
+
+
+@numba.njit(cache=True, nogil=True)
+def _count(text, doc_off, idmap, is_space, space_id, sym, seg_off, doc_seg, from_text, min_n,
+           max_n, bits, word_bounded, ids, counts, at_end):
+    """The counting of ``count_segments`` (``from_text=False``: documents are segments of
+    ``sym``) and ``count_text`` (``from_text=True``: UTF-8 documents of ``text``).
 
     Each n-gram gets a chunk-local id (in order of first occurrence). Unigrams and bigrams,
     when ``n * bits <= 22`` for length n, find it in a direct table indexed by their symbols
@@ -255,7 +330,7 @@ def count_segments(sym, seg_off, doc_seg, min_n, max_n, bits, word_bounded, ids,
     indexed by id, whose busy part (frequent n-grams, seen early, have small ids) stays in
     cache.
     """
-    n_docs = doc_seg.shape[0] - 1
+    n_docs = doc_off.shape[0] - 1 if from_text else doc_seg.shape[0] - 1
     direct_n = 0  # n-grams up to this length use the direct table (at most 2**22 entries)
     for n in range(1, min(max_n, 2) + 1):
         if n * bits <= 22:
@@ -272,18 +347,31 @@ def count_segments(sym, seg_off, doc_seg, min_n, max_n, bits, word_bounded, ids,
     kb = np.empty(16, dtype=np.int64)
     spans = np.empty(16, dtype=np.int32)
     touched = np.empty(16, dtype=np.int32)
+    doc_sym = np.empty(16, dtype=np.int32)
+    doc_seg_off = np.empty(16, dtype=np.int64)
 
     row_nnz = np.zeros(n_docs, dtype=np.int64)
-    if min(ids.shape[0], counts.shape[0]) < ngram_bound(seg_off, doc_seg, min_n, max_n):
-        raise ValueError("output arrays shorter than ngram_bound")
     nnz = 0
-    for d in range(n_docs):
-        most = _most_keys(seg_off, doc_seg, d, min_n, max_n)
+    room = min(ids.shape[0], counts.shape[0])
+    for step in range(n_docs):
+        d = n_docs - 1 - step if at_end else step
+        if from_text:
+            a = doc_off[d]
+            b = doc_off[d + 1]
+            doc_sym = _grow(doc_sym, 2 * (b - a) + 2)
+            doc_seg_off = _grow(doc_seg_off, (b - a) // 2 + 2)
+            s1 = text_segments(text, a, b, idmap, is_space, space_id, word_bounded, doc_sym,
+                               doc_seg_off)
+            d_sym, d_seg_off, s0 = doc_sym, doc_seg_off, 0
+        else:
+            d_sym, d_seg_off, s0, s1 = sym, seg_off, doc_seg[d], doc_seg[d + 1]
+        most = _most_keys(d_seg_off, s0, s1, min_n, max_n)
+        if nnz + most > room:
+            raise ValueError("output arrays too short for the n-grams")
         kb = _grow(kb, most)
         spans = _grow(spans, most)
         touched = _grow(touched, most)
-        nk = doc_windows(sym, seg_off, doc_seg[d], doc_seg[d + 1], min_n, max_n, bits,
-                         word_bounded, kb, spans)
+        nk = doc_windows(d_sym, d_seg_off, s0, s1, min_n, max_n, bits, word_bounded, kb, spans)
         # room for every n-gram of this document being new, at load <= 1/2
         if 2 * (n_local + most) > cap:
             while 2 * (n_local + most) > cap:
@@ -334,11 +422,7 @@ def count_segments(sym, seg_off, doc_seg, min_n, max_n, bits, word_bounded, ids,
                     g = _probe(tab, key, mask)  # a prefix may have taken the slot found first
                 i = tab[g, 1]
                 while True:
-                    c = cnt[i]
-                    if c == 0:
-                        touched[n_t] = i
-                        n_t += 1
-                    cnt[i] = c + 1
+                    n_t = _bump(cnt, i, touched, n_t)
                     n -= 1
                     if n < lo or n <= direct_n:
                         break
@@ -352,18 +436,15 @@ def count_segments(sym, seg_off, doc_seg, min_n, max_n, bits, word_bounded, ids,
                     keys[i] = pk
                     n_local += 1
                     direct[idx] = n_local
-                c = cnt[i]
-                if c == 0:
-                    touched[n_t] = i
-                    n_t += 1
-                cnt[i] = c + 1
+                n_t = _bump(cnt, i, touched, n_t)
                 n -= 1
+        first = room - nnz - n_t if at_end else nnz
         for u in range(n_t):
             i = touched[u]
-            ids[nnz] = i
-            counts[nnz] = cnt[i]
+            ids[first + u] = i
+            counts[first + u] = cnt[i]
             cnt[i] = 0
-            nnz += 1
+        nnz += n_t
         row_nnz[d] = n_t
     return row_nnz, nnz, keys[:n_local].copy()
 

@@ -5,9 +5,10 @@
 ``min_df``/``max_df``/``max_features``/``vocabulary``/``binary`` settings, and optionally apply
 tf-idf weighting and row normalisation like ``TfidfTransformer``.
 
-How: documents are converted to int32 code points (one ``str.encode`` per chunk of documents),
-mapped to dense symbol ids in code-point order (for characters, through one table that also
-lowercases), and every n-gram is packed into one int64 key (see ``_kernels``). Counting runs in
+How: for characters, each chunk of documents is encoded once to UTF-8, and the counting kernel
+decodes one document at a time into dense symbol ids in code-point order (through one table
+that also lowercases); for words, a chunk's int32 code points are tokenised and tokens interned.
+Every n-gram is packed into one int64 key (see ``_kernels``). Counting runs in
 Numba ``nogil`` kernels, one chunk of documents per thread (``n_jobs``), writing (document,
 n-gram) entries into one lazily backed memory map that becomes the CSR matrix without copies.
 The packing is exact as long as ``bits_per_symbol * max_n <= 63`` (e.g. up to 32,767 distinct
@@ -101,6 +102,32 @@ class _Chunk:
         np.cumsum([len(d) for d in docs], out=self.doc_off[1:])
 
 
+class _Text:
+    """A run of consecutive documents as one UTF-8 byte array (a quarter of the memory of
+    code points for mostly ASCII text, and no joined ``str``), with what ``K.scan_text``
+    found: the code points present (``present``, uint8 over all code points) and the
+    ``(n_sym, n_seg)`` bound on its n-grams (``size``)."""
+
+    __slots__ = ("text", "doc_off", "present", "size")
+
+    def __init__(self, docs: list[str], word_bounded: bool):
+        # room for 4 bytes a code point, backed only where written: each document goes
+        # straight in, with no list of encoded documents and no joined copy
+        text = np.empty(4 * sum(map(len, docs)), dtype=np.uint8)
+        view = memoryview(text)
+        self.doc_off = np.zeros(len(docs) + 1, dtype=np.int64)
+        at = 0
+        for i, d in enumerate(docs):
+            encoded = d.encode("utf-8", "surrogatepass")
+            view[at:at + len(encoded)] = encoded
+            at += len(encoded)
+            self.doc_off[i + 1] = at
+        self.text = text[:at]
+        self.present = np.zeros(_N_CODEPOINTS, dtype=np.uint8)
+        self.size = K.scan_text(self.text, self.doc_off, _table("space"), word_bounded,
+                                self.present)
+
+
 def _split(docs: list[str], n_chunks: int) -> list[list[str]]:
     """Consecutive slices of about equal character counts."""
     if n_chunks <= 1 or len(docs) < 2:
@@ -118,16 +145,20 @@ _MAP_NORESERVE = getattr(mmap, "MAP_NORESERVE", 0x4000 if sys.platform.startswit
 
 class _Entries:
     """The (document, n-gram) entries of all chunks: ids (int32) and counts (int64), chunk k
-    writing from ``starts[k]``, in one private anonymous memory map.
+    in ``region(k)``, in one private anonymous memory map.
 
     Each chunk's region is sized for its worst case (``K.ngram_bound``); pages are backed only
-    once written, so that costs address space, not memory. Once the chunks are moved together
-    (``pack``), the pages past the used entries are handed back to the system, and the first
-    entries become the CSR matrix's ``indices`` and ``data`` without a copy.
+    once written, so that costs address space, not memory. Chunk 0 of several fills its region
+    from the end (``at_end``), so that its entries meet chunk 1's, which start its region;
+    ``firsts[k]`` is where chunk k's entries begin. Once the chunks are moved together
+    (``pack``; nothing moves for two chunks, unless entries were dropped), the pages outside
+    the used entries are handed back to the system, and the entries become the CSR matrix's
+    ``indices`` and ``data`` without a copy.
     """
 
     def __init__(self, bounds: list[int]):
         self.starts = np.concatenate([[0], np.cumsum(bounds, dtype=np.int64)])
+        self.firsts = self.starts[:-1].copy()
         self.size = max(int(self.starts[-1]), 1)
         if hasattr(mmap, "MAP_PRIVATE"):  # POSIX; not reserving swap for the worst case
             self._map = mmap.mmap(-1, 12 * self.size, flags=mmap.MAP_PRIVATE | _MAP_NORESERVE)
@@ -139,17 +170,28 @@ class _Entries:
         self.ids = np.frombuffer(self._map, dtype=np.int32, count=self.size,
                                  offset=8 * self.size)
 
+    def at_end(self, k: int) -> bool:
+        return k == 0 and len(self.firsts) > 1
+
     def region(self, k: int):
         a, b = self.starts[k], self.starts[k + 1]
         return self.ids[a:b], self.counts[a:b]
 
+    def used(self, k: int, nnz: int):
+        """Record that chunk k wrote ``nnz`` entries; return them (views)."""
+        ids, counts = self.region(k)
+        first = ids.shape[0] - nnz if self.at_end(k) else 0
+        self.firsts[k] = self.starts[k] + first
+        return ids[first:first + nnz], counts[first:first + nnz]
+
     def pack(self, sizes: list[int], map_parallel, n_pieces: int) -> int:
         """Move chunk k's first ``sizes[k]`` entries right after chunk k - 1's and release the
-        memory beyond them; return their total."""
+        memory outside them; return their total."""
         total = sum(sizes)
-        at = 0
+        at = int(self.firsts[0])
+        end = at + total
         for k, n in enumerate(sizes):
-            src = int(self.starts[k])
+            src = int(self.firsts[k])
             if src != at:
                 # chunk by chunk: a chunk's destination may overlap the previous one's source;
                 # pieces of one chunk run at once only when its source and destination are
@@ -160,17 +202,18 @@ class _Entries:
                 moves = [(src + a, at + a, b - a)
                          for a, b in zip(cuts[:-1], cuts[1:], strict=True) if b > a]
                 jobs = [[m] for m in moves] if apart else [moves]
-                map_parallel(lambda job: self._move(job, total), jobs)
+                map_parallel(lambda job: self._move(job, end), jobs)
             at += n
-        self._release(total, self.size)
+        self._release(0, int(self.firsts[0]))
+        self._release(end, self.size)
         return total
 
-    def _move(self, moves, total):
-        """Apply the ``(src, dst, n)`` moves in order; release sources beyond ``total``."""
+    def _move(self, moves, end):
+        """Apply the ``(src, dst, n)`` moves in order; release sources beyond ``end``."""
         for src, dst, n in moves:
             K.move_left(self.ids, src, dst, n)
             K.move_left(self.counts, src, dst, n)
-            self._release(max(src, total), src + n)
+            self._release(max(src, end), src + n)
 
     def _release(self, first: int, end: int):
         """Hand back the whole pages of entries ``first:end`` of both arrays."""
@@ -181,10 +224,12 @@ class _Entries:
                 self._map.madvise(mmap.MADV_DONTNEED, a, b - a)
 
     def packed(self, total: int):
-        """``(ids, counts)``: the first ``total`` entries, as arrays of exactly that length
+        """``(ids, counts)``: the ``total`` packed entries, as arrays of exactly that length
         (so that scipy, seeing no much larger base, keeps them without a copy)."""
-        return (np.frombuffer(self._map, dtype=np.int32, count=total, offset=8 * self.size),
-                np.frombuffer(self._map, dtype=np.int64, count=total))
+        first = int(self.firsts[0])
+        return (np.frombuffer(self._map, dtype=np.int32, count=total,
+                              offset=8 * self.size + 4 * first),
+                np.frombuffer(self._map, dtype=np.int64, count=total, offset=8 * first))
 
 
 class _NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
@@ -332,7 +377,7 @@ class _NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
             return list(pool.map(fn, items))
 
     def _count_learn(self, docs, min_n, max_n, n_jobs):
-        items = self._prepare_chunks([_Chunk(c) for c in _split(docs, n_jobs)], n_jobs)
+        items = self._prepare_chunks(_split(docs, n_jobs), n_jobs)
         self._learn_alphabet(items, n_jobs)
         bits = int(len(self.alphabet_)).bit_length()
         if bits * max_n > 63:
@@ -399,7 +444,7 @@ class _NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
     def _count_fixed(self, docs, min_n, max_n, n_jobs):
         if not self._packed_:
             return self._fallback_count(docs, min_n, max_n)
-        items = self._prepare_chunks([_Chunk(c) for c in _split(docs, n_jobs)], n_jobs)
+        items = self._prepare_chunks(_split(docs, n_jobs), n_jobs)
         results, entries = self._count_chunks(items, min_n, max_n, self._bits_, n_jobs)
         del items
         sorted_keys, sorted_cols = self._key_index()
@@ -425,20 +470,17 @@ class _NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         views of the chunk's entries (see ``K.count_segments``).
         """
         ctx = self._count_context()
-        segs = self._map_parallel(lambda it: self._segments(it, ctx), items, n_jobs)
-        items.clear()  # the code points are no longer needed
-        entries = _Entries([K.ngram_bound(s[1], s[2], min_n, max_n) for s in segs])
-        wb = self.analyzer == "char_wb"
+        counters = self._map_parallel(lambda it: self._counter(it, ctx, min_n, max_n, bits),
+                                      items, n_jobs)
+        items.clear()  # each counter holds what it needs
+        entries = _Entries([c[0] for c in counters])
 
         def count(k):
-            sym, seg_off, doc_seg = segs[k]
-            ids, counts = entries.region(k)
-            row_nnz, nnz, keys = K.count_segments(sym, seg_off, doc_seg, min_n, max_n, bits, wb,
-                                                  ids, counts)
-            segs[k] = None
-            return row_nnz, ids[:nnz], counts[:nnz], keys
+            row_nnz, nnz, keys = counters[k][1](*entries.region(k), entries.at_end(k))
+            counters[k] = None
+            return row_nnz, *entries.used(k, nnz), keys
 
-        return self._map_parallel(count, range(len(segs)), n_jobs), entries
+        return self._map_parallel(count, range(len(counters)), n_jobs), entries
 
     def _assemble(self, results, maps, entries, n_docs, n_jobs):
         def remap(args):
@@ -575,21 +617,20 @@ class CharNgrams(_NgramCounts):
     def _prepare(self, docs):
         return docs  # lowercasing happens on code points (``_count_context``), in parallel
 
-    def _prepare_chunks(self, chunks, n_jobs):
-        out = []
-        for c in chunks:
-            if self.lowercase and any(s in c.joined for s in _LOWER_SPECIAL):
-                bounds = c.doc_off.tolist()
-                c = _Chunk([c.joined[a:b].lower()
-                            for a, b in zip(bounds[:-1], bounds[1:], strict=True)])
-            c.joined = None  # only the code points are counted: free the text early
-            out.append(c)
-        return out
+    def _prepare_chunks(self, parts, n_jobs):
+        wb = self.analyzer == "char_wb"
+        specials = [ord(c) for c in _LOWER_SPECIAL]
+
+        def prepare(docs):
+            chunk = _Text(docs, wb)
+            if self.lowercase and chunk.present[specials].any():
+                chunk = _Text([d.lower() for d in docs], wb)
+            return chunk
+
+        return self._map_parallel(prepare, parts, n_jobs)
 
     def _learn_alphabet(self, chunks, n_jobs):
-        present = np.zeros(_N_CODEPOINTS, dtype=np.uint8)
-        # concurrent writes of the same value 1 are benign
-        self._map_parallel(lambda c: K.mark_present(c.cps, present), chunks, n_jobs)
+        present = np.bitwise_or.reduce([c.present for c in chunks])
         present[_SPACE] = 1
         seen = np.flatnonzero(present)
         self.alphabet_ = np.unique(_lower_table()[seen] if self.lowercase else seen).astype(
@@ -602,10 +643,18 @@ class CharNgrams(_NgramCounts):
         idmap[self.alphabet_] = np.arange(1, self.alphabet_.shape[0] + 1, dtype=np.int32)
         return idmap[_lower_table()] if self.lowercase else idmap
 
-    def _segments(self, chunk, idmap):
-        """``(sym, seg_off, doc_seg)`` of a chunk, see ``K.char_segments``."""
-        return K.char_segments(chunk.cps, chunk.doc_off, idmap, _table("space"),
-                               np.int32(idmap[_SPACE]), self.analyzer == "char_wb")
+    def _counter(self, chunk, idmap, min_n, max_n, bits):
+        """``(bound, count)``: ``count(ids, counts, at_end)`` runs ``K.count_text`` on the
+        chunk."""
+        n_sym, n_seg = chunk.size
+        wb = self.analyzer == "char_wb"
+
+        def count(ids, counts, at_end):
+            return K.count_text(chunk.text, chunk.doc_off, idmap, _table("space"),
+                                np.int32(idmap[_SPACE]), wb, min_n, max_n, bits, ids, counts,
+                                at_end)
+
+        return n_sym * (max_n - min_n + 1) + n_seg, count
 
     def _fit_vocabulary(self, terms, max_n):
         chars = sorted(set("".join(terms)) | {" "})
@@ -669,8 +718,8 @@ class WordNgrams(_NgramCounts):
         strings = [chunk.joined[starts[t]:ends[t]] for t in first.tolist()]
         return tok_ids, strings, doc_tok
 
-    def _prepare_chunks(self, chunks, n_jobs):
-        return self._map_parallel(self._chunk_tokens, chunks, n_jobs)
+    def _prepare_chunks(self, parts, n_jobs):
+        return self._map_parallel(self._chunk_tokens, [_Chunk(p) for p in parts], n_jobs)
 
     def _learn_alphabet(self, tokenized, n_jobs):
         self._set_tokens(sorted(set().union(*(t[1] for t in tokenized))))
@@ -683,12 +732,19 @@ class WordNgrams(_NgramCounts):
     def _count_context(self):
         return self._token_index
 
-    def _segments(self, tokenized, index):
-        """Token symbols, one segment per document (see ``K.count_segments``)."""
+    def _counter(self, tokenized, index, min_n, max_n, bits):
+        """``(bound, count)``: token symbols, one segment per document, counted by
+        ``count(ids, counts, at_end)`` (``K.count_segments``)."""
         tok_ids, strings, doc_tok = tokenized
         local = np.array([index.get(s, 0) for s in strings], dtype=np.int32)
         sym = local[tok_ids] if tok_ids.shape[0] else np.zeros(0, dtype=np.int32)
-        return sym, doc_tok, np.arange(doc_tok.shape[0], dtype=np.int64)
+        doc_seg = np.arange(doc_tok.shape[0], dtype=np.int64)
+
+        def count(ids, counts, at_end):
+            return K.count_segments(sym, doc_tok, doc_seg, min_n, max_n, bits, False, ids,
+                                    counts, at_end)
+
+        return K.ngram_bound(doc_tok, doc_seg, min_n, max_n), count
 
     def _fit_vocabulary(self, terms, max_n):
         split = [t.split(" ") for t in terms]
