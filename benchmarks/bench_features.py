@@ -7,7 +7,9 @@ and word 1-2-grams, runs ``CountVectorizer.fit_transform`` and ``CharNgrams`` /
 ``WordNgrams.fit_transform`` with ``n_jobs=1`` and ``n_jobs=2``, each in a fresh subprocess
 (after a small warm-up call, so Numba's cached compilation and imports are not timed). It
 first checks that every matrix equals CountVectorizer's (same feature names, same counts),
-then prints seconds, documents/s, MB/s (UTF-8 text), peak memory and speed ratios.
+then prints seconds, documents/s, MB/s (UTF-8 text), peak memory and speed ratios. Each stylo
+configuration runs ``--repeats`` times (default 3, the median is reported): on a virtual
+machine one run can vary by 30 % or more, mostly in first-touch page faults of the result.
 
 Peak memory = the process's peak resident set (``VmHWM``) during the call minus its resident
 set just before, after resetting the peak with ``/proc/self/clear_refs`` (Linux); it counts
@@ -80,7 +82,9 @@ def child(args) -> None:
                    "nnz": int(X.nnz)}, fh)
 
 
-def run_extractors(texts, tmp: Path) -> list[dict]:
+def run_extractors(texts, tmp: Path, repeats: int) -> list[dict]:
+    """Each stylo configuration ``repeats`` times (a fresh process each: median seconds, largest
+    peak); CountVectorizer, ~20x slower and steadier, once."""
     path = tmp / "texts.pkl"
     with open(path, "wb") as fh:
         pickle.dump(texts, fh)
@@ -90,24 +94,28 @@ def run_extractors(texts, tmp: Path) -> list[dict]:
         ref = None
         for engine, n_jobs in (("sklearn", 1), ("stylo", 1), ("stylo", 2)):
             out = str(tmp / f"{config.replace(' ', '_')}_{engine}_{n_jobs}")
-            subprocess.run([sys.executable, __file__, "--child", "--config", config,
-                            "--engine", engine, "--n-jobs", str(n_jobs), "--texts", str(path),
-                            "--out", out], check=True)
-            with open(out + ".json") as fh:
-                m = json.load(fh)
-            X = sp.load_npz(out + ".npz")
-            names = np.load(out + ".names.npy", allow_pickle=True)
-            if ref is None:
-                ref = (X, names)
-                equal = True
-            else:
-                equal = (X.shape == ref[0].shape and list(names) == list(ref[1])
-                         and (X != ref[0]).nnz == 0)
-            for suffix in (".npz", ".names.npy", ".json"):
-                os.remove(out + suffix)
+            runs, equal = [], True
+            for _ in range(1 if engine == "sklearn" else repeats):
+                subprocess.run([sys.executable, __file__, "--child", "--config", config,
+                                "--engine", engine, "--n-jobs", str(n_jobs), "--texts",
+                                str(path), "--out", out], check=True)
+                with open(out + ".json") as fh:
+                    runs.append(json.load(fh))
+                X = sp.load_npz(out + ".npz")
+                names = np.load(out + ".names.npy", allow_pickle=True)
+                if ref is None:
+                    ref = (X, names)
+                else:
+                    equal &= (X.shape == ref[0].shape and list(names) == list(ref[1])
+                              and (X != ref[0]).nnz == 0)
+                for suffix in (".npz", ".names.npy", ".json"):
+                    os.remove(out + suffix)
+            seconds = [r["seconds"] for r in runs]
             rows.append({"config": config, "engine": engine, "n_jobs": n_jobs, "equal": equal,
-                         "mb": mb, **m})
-            print(f"  done {config} {engine} n_jobs={n_jobs}: {m['seconds']:.2f} s, "
+                         "mb": mb, **runs[0], "seconds": float(np.median(seconds)),
+                         "peak_mb": max(r["peak_mb"] for r in runs)})
+            print(f"  done {config} {engine} n_jobs={n_jobs}: "
+                  f"{', '.join(f'{s:.2f}' for s in seconds)} s, "
                   f"equal to CountVectorizer: {equal}", flush=True)
     return rows
 
@@ -206,6 +214,8 @@ def main():
     p.add_argument("--docs", type=int, default=30000)
     p.add_argument("--pairs", type=int, default=1000)
     p.add_argument("--kernels-only", action="store_true", help="skip the extractor runs")
+    p.add_argument("--repeats", type=int, default=3,
+                   help="runs of each stylo extractor configuration (median reported)")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--config", help=argparse.SUPPRESS)
     p.add_argument("--engine", help=argparse.SUPPRESS)
@@ -223,7 +233,7 @@ def main():
           "(shared with other sessions: absolute times are noisy, ratios less so)")
     if not args.kernels_only:
         with tempfile.TemporaryDirectory() as tmp:
-            rows = run_extractors(texts, Path(tmp))
+            rows = run_extractors(texts, Path(tmp), args.repeats)
         print_extractors(rows, len(texts))
     bench_kernels(texts, args.pairs)
     print(f"load average at end {os.getloadavg()[0]:.1f}")
