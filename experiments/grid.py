@@ -174,11 +174,9 @@ _FULL_PROTOCOL_DATASETS = {
     "pan_verification": _PAN_AV,
     # PAN19 as a verifier-based attribution is 36,000 (unknown, candidate) problems per
     # method: its number comes from the SVM attributor (benchmarks.methods_b svm), and the
-    # corpus runs here in the Rethinking-AV splits
+    # corpus runs here in the Rethinking-AV splits (its topics are fandoms)
     "cdaa_attribution": ["pan18_cdaa"],
-    # PAN19's fandom splits (345 cells, ~20 min on 2 cores) run on request:
-    # --datasets pan19_cdaa --protocols rethinking_av
-    "rethinking_av": ["guardian", "blog"],
+    "rethinking_av": ["guardian", "blog", "pan19_cdaa"],
 }
 
 # one small dataset per protocol; a protocol not listed runs nowhere in a quick run
