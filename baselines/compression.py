@@ -44,14 +44,21 @@ __all__ = ["CompressionVerifier", "compression_measures", "MEASURES"]
 MEASURES = ("ppm", "ncd", "cdm", "xent")
 
 
-def _zstd_sizes(items: list[tuple[bytes, ...]], level: int) -> np.ndarray:
-    """(n, 1) compressed sizes of single texts ``(a,)``, or (n, 2) of a+b and b+a for pairs
-    ``(a, b)``."""
-    cctx = zstandard.ZstdCompressor(level=level, write_checksum=False, write_content_size=False)
-    if items and len(items[0]) == 1:
-        return np.array([[len(cctx.compress(a))] for (a,) in items], dtype=np.float64)
-    out = np.empty((len(items), 2), dtype=np.float64)
-    for i, (a, b) in enumerate(items):
+def _zstd_compressor(level: int) -> zstandard.ZstdCompressor:
+    return zstandard.ZstdCompressor(level=level, write_checksum=False, write_content_size=False)
+
+
+def _zstd_sizes(texts: list[bytes], level: int) -> np.ndarray:
+    """(n, 1) compressed sizes of byte strings."""
+    cctx = _zstd_compressor(level)
+    return np.array([[len(cctx.compress(t))] for t in texts], dtype=np.float64).reshape(-1, 1)
+
+
+def _zstd_concat_sizes(pairs: list[tuple[bytes, bytes]], level: int) -> np.ndarray:
+    """(n, 2) compressed sizes of a+b and b+a for byte pairs."""
+    cctx = _zstd_compressor(level)
+    out = np.empty((len(pairs), 2), dtype=np.float64)
+    for i, (a, b) in enumerate(pairs):
         out[i] = len(cctx.compress(a + b)), len(cctx.compress(b + a))
     return out
 
@@ -110,9 +117,9 @@ def _measures(pairs: list[tuple[str, str]], measure: str, level: int, ppm_order:
                                              for a, b in pairs], level, n_jobs)
     # attribution scores every candidate profile against every unknown: size each text once
     texts = list(dict.fromkeys(t for pair in pairs for t in pair))
-    single = dict(zip(texts, _in_threads(_zstd_sizes, [(_utf8(t),) for t in texts], level,
+    single = dict(zip(texts, _in_threads(_zstd_sizes, [_utf8(t) for t in texts], level,
                                          n_jobs)[:, 0], strict=True))
-    cab, cba = _in_threads(_zstd_sizes, [(_utf8(a), _utf8(b)) for a, b in pairs], level,
+    cab, cba = _in_threads(_zstd_concat_sizes, [(_utf8(a), _utf8(b)) for a, b in pairs], level,
                            n_jobs).T
     ca = np.array([single[a] for a, _ in pairs])
     cb = np.array([single[b] for _, b in pairs])
