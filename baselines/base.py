@@ -17,6 +17,10 @@ Subclasses override the private kernels, never the public wrappers:
   ``_rank_impl`` is the default, else asks ``_rank_impl`` per query.
 - ``_problem_impl(known_lists, unknowns)`` (optional): PAN problems with several known texts;
   the default joins the known texts with a blank line, as PAN13/14 baselines do.
+- ``_attribute_impl(candidates, texts)`` (optional): scores of every candidate author (a list
+  of known texts each) for every text; the default scores each (candidate, text) problem with
+  ``score_problems``. Attribution-native methods (one classifier over the candidates) override
+  it; those that cannot score a lone pair raise :class:`AttributionOnly` from ``_score_impl``.
 
 The public wrappers validate input, refuse use before ``fit`` (scikit-learn's
 ``NotFittedError``), give empty texts 0.5 with a warning, and clip scores into [0, 1].
@@ -34,7 +38,7 @@ from sklearn.exceptions import NotFittedError
 from stylo.corpus import Corpus, PairSet
 from stylo.text_input import check_texts
 
-__all__ = ["Verifier", "NO_ANSWER", "check_texts", "training_pairs"]
+__all__ = ["AttributionOnly", "Verifier", "NO_ANSWER", "check_texts", "training_pairs"]
 
 NO_ANSWER = 0.5
 
@@ -70,6 +74,11 @@ def training_pairs(X: PairSet | Corpus, n_pairs: int = 200, seed: int = 0) -> Pa
         j = rng.choice(groups[authors[a2]])
         pairs_a.append(texts[i]), pairs_b.append(texts[j]), same.append(False)
     return PairSet.from_lists(pairs_a, pairs_b, same=same, name=f"{X.name}:training_pairs")
+
+
+class AttributionOnly(NotImplementedError):
+    """Raised by a method that attributes texts among candidate authors (``attribute``) but
+    has no score for a single (known, unknown) pair."""
 
 
 class Verifier(BaseEstimator):
@@ -133,6 +142,38 @@ class Verifier(BaseEstimator):
 
     def _problem_impl(self, known_lists: list[list[str]], unknowns: list[str]) -> np.ndarray:
         return self.score_pairs(["\n\n".join(k) for k in known_lists], unknowns)
+
+    # -- attribution -----------------------------------------------------------------------
+    def attribute(self, candidates: Sequence[Sequence[str]], texts: Sequence[str]) -> np.ndarray:
+        """Scores of each candidate author for each text: shape (n_texts, n_candidates), in
+        [0, 1]; ``candidates[j]`` holds candidate j's known texts. Higher = more likely that
+        candidate; below 0.5 = "not this author" (the open-set rule of cross-domain
+        attribution answers "unknown author" when every candidate is below 0.5). An empty
+        text gets 0.5 for every candidate (no answer), with a warning."""
+        self._check_fitted()
+        cands = [check_texts(c, f"candidates[{j}]") for j, c in enumerate(candidates)]
+        if not cands or any(not c for c in cands):
+            raise ValueError("attribute needs at least one candidate, each with known texts")
+        items = check_texts(texts, "texts")
+        scores = np.full((len(items), len(cands)), NO_ANSWER, dtype=np.float64)
+        ok = np.array([bool(t.strip()) for t in items], dtype=bool)
+        if not ok.all():
+            warnings.warn(f"{type(self).__name__}: {int((~ok).sum())} empty text(s) scored "
+                          f"{NO_ANSWER} for every candidate (no answer)", stacklevel=2)
+        if ok.any():
+            idx = np.flatnonzero(ok)
+            got = np.asarray(self._attribute_impl(cands, [items[i] for i in idx]),
+                             dtype=np.float64)
+            if got.shape != (len(idx), len(cands)):
+                raise RuntimeError(f"{type(self).__name__}._attribute_impl returned shape "
+                                   f"{got.shape}, expected ({len(idx)}, {len(cands)})")
+            scores[idx] = np.clip(np.nan_to_num(got, nan=NO_ANSWER), 0.0, 1.0)
+        return scores
+
+    def _attribute_impl(self, candidates: list[list[str]], texts: list[str]) -> np.ndarray:
+        pairs = PairSet.from_lists([c for _ in texts for c in candidates],
+                                   [t for t in texts for _ in candidates])
+        return self.score_problems(pairs).reshape(len(texts), len(candidates))
 
     # -- ranking and choice ----------------------------------------------------------------
     def rank(self, query: str, candidates: Sequence[str]) -> np.ndarray:

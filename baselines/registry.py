@@ -30,8 +30,10 @@ class MethodSpec:
 _REGISTRY: dict[str, MethodSpec] = {}
 
 
-#: what a method is, so a grid can run the slow kinds on fewer cells
-KINDS = ("classical", "embedding", "llm")
+#: what a method is, so a grid can run the slow kinds on fewer cells; "attribution" methods
+#: only attribute among candidates (``Verifier.attribute``), so they run only where a protocol
+#: asks for that (cross-domain attribution)
+KINDS = ("classical", "embedding", "llm", "attribution")
 
 
 def register(name: str, target: str, description: str, *, kind: str = "classical",
@@ -110,6 +112,10 @@ register("delta", "baselines.delta:DeltaVerifier",
          "cosine Delta on 300 MFW z-scores, logistic on the delta of training pairs")
 register("svm-pair", "baselines.svm:SVMPairVerifier",
          "logistic regression on |x_a - x_b| and x_a * x_b of char 1-4-gram TF-IDF")
+register("svm-attribution", "baselines.svm:SVMOpenSetAttributor",
+         "PAN19 baseline rule: per-problem one-vs-rest linear SVM on char 1-4-gram TF-IDF, "
+         "Platt-calibrated; unknown author when the top two probabilities differ by < 0.1",
+         kind="attribution")
 for _name, _measure in (("ppm", "ppm"), ("ncd", "ncd"), ("cdm", "cdm"), ("zstd-xent", "xent")):
     register(f"{_name}-cal", "baselines.calibration:Calibrated",
              f"{_name} + Platt scaling and a grey zone fitted for PAN overall (pan21)",

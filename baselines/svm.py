@@ -13,6 +13,11 @@ M. Kestemont et al., "Overview of the author identification task at PAN-2018" an
 - :func:`fit_reject_margin`: the margin maximising macro-F1 (with the ``<UNK>`` rule) over
   given problems; the benchmark chooses it for each PAN19 problem on the other 19 problems
   (leave-one-problem-out), so no problem's own truth sets its threshold.
+- :class:`SVMOpenSetAttributor`: the same kind of classifier as a ``Verifier`` for the
+  cross-domain attribution protocol (``attribute``): fitted per problem on its candidates'
+  known texts, decision values Platt-calibrated by cross-validation, and "unknown author"
+  when the two most probable candidates are closer than ``reject_threshold`` (PAN19's
+  baseline rule, its default 0.1). It has no score for a lone pair.
 - :class:`SVMPairVerifier`: a ``Verifier``; each text becomes an L2-normalised TF-IDF vector
   of char n-grams (vocabulary from the training texts), a pair becomes [|x_a - x_b|,
   x_a * x_b] and a logistic regression on training pairs (disjoint from the test pairs)
@@ -26,17 +31,20 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.calibration import CalibratedClassifierCV
 from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import StratifiedKFold
 from sklearn.svm import LinearSVC
 from sklearn.utils.validation import check_is_fitted
 
 from baselines._features import pair_rows
-from baselines.base import Verifier, check_texts, training_pairs
+from baselines.base import AttributionOnly, Verifier, check_texts, training_pairs
 from stylo.corpus import Corpus
 from stylo.features import CharNgrams
 from stylo.metrics.classification import attribution_scores
 
-__all__ = ["SVMAttributor", "SVMPairVerifier", "fit_reject_margin", "top2_margin"]
+__all__ = ["SVMAttributor", "SVMOpenSetAttributor", "SVMPairVerifier", "fit_reject_margin",
+           "top2_margin"]
 
 
 def _tfidf(ngram_range: tuple[int, int], min_df: int, max_features: int | None) -> CharNgrams:
@@ -124,6 +132,63 @@ def fit_reject_margin(problems: Sequence[tuple[np.ndarray, np.ndarray, np.ndarra
         if np.mean(f1s) > best_value + 1e-12:
             best, best_value = float(margin), float(np.mean(f1s))
     return best
+
+
+class SVMOpenSetAttributor(Verifier):
+    """Per-problem one-vs-rest linear SVM over the candidates, calibrated, with PAN19's
+    reject rule; for ``attribute`` only (the cross-domain attribution protocol).
+
+    For each problem: TF-IDF of char n-grams (as :class:`SVMAttributor`) fitted on the
+    candidates' known texts, ``LinearSVC(C)`` one-vs-rest, probabilities by sigmoid
+    calibration over ``cv`` stratified folds (fewer if a candidate has fewer known texts; at
+    least two each). With p the probabilities of a text, candidate j scores
+    ``0.5 + (p_j - max_{k != j} p_k - reject_threshold) / 2`` (clipped to [0, 1]): the most
+    probable candidate scores at least 0.5 exactly when its lead over the second reaches
+    ``reject_threshold``, so the protocol's "all below 0.5 -> unknown author" is PAN19's
+    baseline rule, and the order of the scores is that of the probabilities. ``fit`` learns
+    nothing (each problem is its own training set).
+    """
+
+    requires_fit = False
+
+    def __init__(self, ngram_range: tuple[int, int] = (1, 4), min_df: int = 2,
+                 max_features: int | None = None, C: float = 1.0, cv: int = 5,
+                 reject_threshold: float = 0.1, random_state: int = 0):
+        self.ngram_range = ngram_range
+        self.min_df = min_df
+        self.max_features = max_features
+        self.C = C
+        self.cv = cv
+        self.reject_threshold = reject_threshold
+        self.random_state = random_state
+
+    def _score_impl(self, texts_a, texts_b):
+        raise AttributionOnly(f"{type(self).__name__} attributes a text among candidate "
+                              f"authors (attribute, the cdaa_attribution protocol); it has no "
+                              f"score for a single pair")
+
+    def _attribute_impl(self, candidates, texts):
+        if len(candidates) < 2:
+            raise ValueError(f"{type(self).__name__} needs at least two candidates")
+        fewest = min(len(c) for c in candidates)
+        if fewest < 2 or int(self.cv) < 2:
+            raise ValueError(f"{type(self).__name__} calibrates by cross-validation: it needs "
+                             f"cv >= 2 and two known texts per candidate (fewest: {fewest})")
+        if not 0.0 <= float(self.reject_threshold) < 1.0:
+            raise ValueError(f"reject_threshold must be in [0, 1), got {self.reject_threshold!r}")
+        known = [t for c in candidates for t in c]
+        labels = np.repeat(np.arange(len(candidates)), [len(c) for c in candidates])
+        vectorizer = _tfidf(self.ngram_range, min(int(self.min_df), len(known)),
+                            self.max_features)
+        folds = StratifiedKFold(n_splits=min(int(self.cv), fewest))
+        model = CalibratedClassifierCV(LinearSVC(C=self.C, random_state=self.random_state),
+                                       method="sigmoid", cv=folds)
+        model.fit(vectorizer.fit_transform(known), labels)
+        p = model.predict_proba(vectorizer.transform(texts))
+        # each candidate against the best of the others
+        top2 = np.sort(p, axis=1)[:, -2:]
+        best_other = np.where(p == top2[:, [1]], top2[:, [0]], top2[:, [1]])
+        return 0.5 + (p - best_other - float(self.reject_threshold)) / 2
 
 
 class SVMPairVerifier(Verifier):

@@ -172,10 +172,10 @@ _FULL_PROTOCOL_DATASETS = {
     "aidbench_one_to_two": _CORPORA,
     "aidbench_one_to_many": ["mlpapers", "blog", "enron"],
     "pan_verification": _PAN_AV,
-    # PAN19 as a verifier-based attribution is 36,000 (unknown, candidate) problems per
-    # method: its number comes from the SVM attributor (benchmarks.methods_b svm), and the
-    # corpus runs here in the Rethinking-AV splits (its topics are fandoms)
-    "cdaa_attribution": ["pan18_cdaa"],
+    # PAN19 with a verifier is 36,459 (unknown text, candidate) problems a method (all
+    # classical methods together about 7 minutes of one worker); it also runs in the
+    # Rethinking-AV splits (its topics are fandoms)
+    "cdaa_attribution": ["pan18_cdaa", "pan19_cdaa"],
     "rethinking_av": ["guardian", "blog", "pan19_cdaa"],
 }
 
@@ -205,10 +205,13 @@ _ONE_SEED = ["pan_verification", "cdaa_attribution", "aidbench_one_to_many"]
 
 
 _MLPAPERS_2 = {"n_authors": 2, "first_author": True}
+#: attribution-only methods run where a protocol attributes among candidates
+_ATTRIBUTION = KindScope({"cdaa_attribution": ["pan18_cdaa", "pan19_cdaa"]})
 #: embedding and local-LLM rows (Gemma 3 270M on 2 cores: ~5-15 s a triplet, ~3-13 s a
 #: likelihood pair): AIDBench's one-to-two on IMDb62 and one-to-many on the research papers,
 #: first seed, sized so that they add minutes, not hours, to the reference run
-_SLOW_KINDS = {
+_KIND_SCOPES = {
+    "attribution": _ATTRIBUTION,
     "embedding": KindScope({"aidbench_one_to_two": ["imdb62", "enron", "blog"],
                             "aidbench_one_to_many": ["mlpapers"]}, n_seeds=1,
                            settings={"aidbench_one_to_many": [
@@ -221,7 +224,8 @@ _SLOW_KINDS = {
 #: the likelihood verifier's forward passes are most of a quick run's model time: 6 training
 #: pairs and 64 tokens a text (the reference grid: the registry's 50 pairs, 128 tokens)
 _QUICK_METHOD_PARAMS = {"llm-likelihood": {"n_train_pairs": 6, "max_text_tokens": 64}}
-_QUICK_SLOW_KINDS = {
+_QUICK_KIND_SCOPES = {
+    "attribution": _ATTRIBUTION,
     "embedding": KindScope({"aidbench_one_to_two": ["imdb62"]}),
     "llm": KindScope({"aidbench_one_to_two": ["imdb62"]},
                      protocol_params={"aidbench_one_to_two": {"n_triplets": 4}}),
@@ -231,12 +235,15 @@ _QUICK_SLOW_KINDS = {
 def full_grid(seed: int = 0) -> GridSpec:
     """The reference grid: every corpus, every registered protocol and classical method, the
     maskings for one method per family, three seeds (one on fixed official problems and
-    one-to-many); embedding and LLM rows on AIDBench's one-to-two and one-to-many only."""
-    return GridSpec(datasets=[DatasetSpec(n) for n in _CORPORA + _PAN_AV + _CDAA],
+    one-to-many); embedding and LLM rows on AIDBench's one-to-two and one-to-many only;
+    attribution-only methods on PAN18/19 attribution. The attribution corpora come first: one
+    worker runs all methods of a task, and PAN19's is the longest task (minutes), which should
+    not start last."""
+    return GridSpec(datasets=[DatasetSpec(n) for n in _CDAA + _CORPORA + _PAN_AV],
                     seeds=[seed, seed + 1, seed + 2],
                     protocol_datasets=dict(_FULL_PROTOCOL_DATASETS), maskings=list(MASKINGS),
                     masking_methods=list(_MASKED_METHODS), single_seed_protocols=list(_ONE_SEED),
-                    kind_scopes=dict(_SLOW_KINDS))
+                    kind_scopes=dict(_KIND_SCOPES))
 
 
 def quick_grid(seed: int = 0) -> GridSpec:
@@ -246,7 +253,7 @@ def quick_grid(seed: int = 0) -> GridSpec:
                     seeds=[seed], protocol_datasets={p: list(d) for p, d in _QUICK.items()},
                     max_settings=1, protocol_params=dict(_QUICK_PARAMS),
                     maskings=list(MASKINGS), masking_methods=list(_MASKED_METHODS),
-                    kind_scopes=dict(_QUICK_SLOW_KINDS),
+                    kind_scopes=dict(_QUICK_KIND_SCOPES),
                     method_params={m: dict(p) for m, p in _QUICK_METHOD_PARAMS.items()})
 
 

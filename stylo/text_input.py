@@ -23,6 +23,8 @@ def check_texts(X, name: str = "X") -> list[str]:
     except TypeError as exc:
         raise TypeError(f"{name} must be an iterable of str documents, got "
                         f"{type(X).__name__}") from exc
+    if set(map(type, items)) <= {str}:
+        return items  # the common case, without a Python-level loop
     for i, doc in enumerate(items):
         if isinstance(doc, str):
             continue

@@ -75,6 +75,26 @@ def test_rank_choose_and_problems(corpus):
     assert v.score_problems(ps).tolist() == [5 / 6, 1.0]  # known joined: "ab\n\ncd"
 
 
+def test_attribute_scores_each_candidate_as_a_problem(corpus):
+    """The default attribution: candidate j's score for a text is the score of the problem
+    (candidate j's known texts joined, text); empty texts get no answer for every candidate;
+    bad candidates are refused."""
+    v = _LengthRatio().fit(corpus)
+    cands = [["ab", "cd"], ["a"], ["abcdefgh"]]
+    with pytest.warns(UserWarning, match="1 empty text"):
+        s = v.attribute(cands, ["abcde", " ", "a"])
+    assert s.shape == (3, 3)
+    np.testing.assert_allclose(s[0], [5 / 6, 1 / 5, 5 / 8])
+    np.testing.assert_array_equal(s[1], [NO_ANSWER] * 3)
+    np.testing.assert_allclose(s[2], [1 / 6, 1.0, 1 / 8])
+    with pytest.raises(ValueError, match="each with known texts"):
+        v.attribute([["ab"], []], ["abc"])
+    with pytest.raises(TypeError, match=r"candidates\[1\]\[0\] is NoneType"):
+        v.attribute([["ab"], [None]], ["abc"])
+    with pytest.raises(NotFittedError):
+        _LengthRatio().attribute(cands, ["abc"])
+
+
 def test_training_pairs_from_corpus_are_labelled_right(corpus):
     ps = training_pairs(corpus, n_pairs=41, seed=1)
     assert len(ps) == 41 and ps.labels.sum() == 20

@@ -296,6 +296,24 @@ def test_remap_rows_kernel_matches_reference(rows, n_cols, seed):
     assert at == nnz and got == want
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(-2**62, 2**62), unique=True, max_size=60),
+       st.lists(st.integers(-2**62, 2**62), unique=True, max_size=60),
+       st.lists(st.integers(0, 20), unique=True, max_size=15))
+def test_merge_sorted_kernel_matches_reference(a, b, shared):
+    """K.merge_sorted (union of two sorted key arrays and where each key went) == a sorted
+    set union in Python, including keys present in both."""
+    from stylo.features import _kernels as K
+    from stylo.features import _reference as R
+
+    a = sorted(set(a) | set(shared))
+    b = sorted(set(b) | set(shared[::2]))
+    union, pos_a, pos_b = K.merge_sorted(np.array(a, dtype=np.int64),
+                                         np.array(b, dtype=np.int64))
+    want = R.merge_sorted(a, b)
+    assert (union.tolist(), pos_a.tolist(), pos_b.tolist()) == want
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.text(alphabet="ab€😀", min_size=1, max_size=4), max_size=300))
 def test_intern_tokens_kernel_matches_reference(tokens):

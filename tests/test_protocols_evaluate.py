@@ -198,8 +198,26 @@ def test_cdaa_oracle_is_perfect(open_set):
     assert set(table["group"]) == {"p1", "p2", "all"}
     v = values(table)
     assert v["macro_f1"] == v["accuracy"] == 1.0
+    assert ("accuracy_no_reject" in v) is open_set
     r = values(p.evaluate(RandomGuess(), task))
     assert r["accuracy"] < 1.0
+
+
+def test_cdaa_runs_an_attribution_native_method():
+    """A method that only attributes (``AttributionOnly`` for pairs) runs through the
+    protocol, whose open-set answer is "<UNK>" when every candidate scores below 0.5."""
+    from baselines.svm import SVMOpenSetAttributor
+
+    p = PROTOCOLS["cdaa_attribution"]
+    task = p.sample(cdaa_corpus(open_set=True), {"split": None}, seed=0)
+    rejecting = values(p.evaluate(SVMOpenSetAttributor(reject_threshold=0.99), task))
+    # everything answered <UNK>: right only for the one <UNK> text of each problem
+    assert rejecting["accuracy"] == 0.25
+    v = values(p.evaluate(SVMOpenSetAttributor(reject_threshold=0.0), task))
+    assert v["accuracy"] <= 0.75  # never <UNK>: the <UNK> texts are wrong
+    # without the rejection both give the same answers: the best candidate of each text
+    assert rejecting["accuracy_no_reject"] == v["accuracy_no_reject"] == v["accuracy"]
+    assert rejecting["macro_f1_no_reject"] == v["macro_f1"]
 
 
 def test_cdaa_truth_outside_candidates():

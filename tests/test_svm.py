@@ -4,7 +4,14 @@ import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
 
-from baselines.svm import SVMAttributor, SVMPairVerifier, fit_reject_margin, top2_margin
+from baselines.base import AttributionOnly
+from baselines.svm import (
+    SVMAttributor,
+    SVMOpenSetAttributor,
+    SVMPairVerifier,
+    fit_reject_margin,
+    top2_margin,
+)
 from stylo.metrics.pan import auc
 from tests.test_impostors import synthetic_corpus, synthetic_pairs
 
@@ -89,3 +96,45 @@ def test_pair_verifier_separates_synthetic_pairs_and_follows_the_contract():
     with pytest.warns(UserWarning, match="empty"):
         out = ver.score_pairs(["", "x y"], ["x y", " "])
     np.testing.assert_array_equal(out, [0.5, 0.5])
+
+
+def candidates_and_unknowns(corpus):
+    k_texts, k_auth, u_texts, u_auth = split(corpus)
+    names = sorted(set(k_auth))
+    return ([[t for t, a in zip(k_texts, k_auth) if a == n] for n in names], names, u_texts,
+            list(u_auth))
+
+
+def test_open_set_attributor_picks_the_author_and_follows_pan19_reject_rule(corpus):
+    cands, names, u_texts, u_auth = candidates_and_unknowns(corpus)
+    ver = SVMOpenSetAttributor().fit()
+    scores = ver.attribute(cands, u_texts)
+    assert scores.shape == (len(u_texts), len(cands))
+    assert [names[j] for j in scores.argmax(axis=1)] == u_auth
+    # the best score minus 0.5, doubled, plus the threshold is the top-two probability lead
+    lead = 2 * (scores.max(axis=1) - 0.5) + 0.1
+    assert np.all((lead > 0) & (lead <= 1))
+    strict = SVMOpenSetAttributor(reject_threshold=0.99).fit().attribute(cands, u_texts)
+    assert np.all(strict.max(axis=1) < 0.5)  # no lead reaches 0.99: every text is rejected
+    lenient = SVMOpenSetAttributor(reject_threshold=0.0).fit().attribute(cands, u_texts)
+    assert np.all(lenient.max(axis=1) >= 0.5)
+    np.testing.assert_array_equal(lenient.argmax(axis=1), scores.argmax(axis=1))
+    again = SVMOpenSetAttributor().fit().attribute(cands, u_texts)
+    np.testing.assert_array_equal(scores, again)
+
+
+def test_open_set_attributor_refuses_what_it_cannot_do(corpus):
+    cands, _, u_texts, _ = candidates_and_unknowns(corpus)
+    ver = SVMOpenSetAttributor().fit(corpus)
+    with pytest.raises(AttributionOnly, match="no score for a single pair"):
+        ver.score_pairs(["a b c"], ["a b d"])
+    with pytest.raises(ValueError, match="at least two candidates"):
+        ver.attribute(cands[:1], u_texts)
+    with pytest.raises(ValueError, match="two known texts per candidate"):
+        ver.attribute([cands[0], cands[1][:1]], u_texts)
+    with pytest.raises(ValueError, match="reject_threshold"):
+        SVMOpenSetAttributor(reject_threshold=1.0).fit().attribute(cands, u_texts)
+    with pytest.warns(UserWarning, match="empty"):
+        out = ver.attribute(cands, ["", u_texts[0]])
+    np.testing.assert_array_equal(out[0], 0.5)
+    assert out[1].max() > 0.5

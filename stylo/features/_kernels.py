@@ -450,6 +450,44 @@ def _count(text, doc_off, idmap, is_space, space_id, sym, seg_off, doc_seg, from
 
 
 @numba.njit(cache=True, nogil=True)
+def merge_sorted(a, b):
+    """Union of two ascending int64 arrays without repeats: ``(union, pos_a, pos_b)`` with
+    ``union[pos_a] == a`` and ``union[pos_b] == b``. One linear pass; it replaces
+    ``np.unique(np.concatenate(...), return_inverse=True)`` (a sort of both) on the serial
+    path between the parallel counting and remapping of chunks."""
+    union = np.empty(a.shape[0] + b.shape[0], dtype=np.int64)
+    pos_a = np.empty(a.shape[0], dtype=np.int64)
+    pos_b = np.empty(b.shape[0], dtype=np.int64)
+    i = 0
+    j = 0
+    n = 0
+    while i < a.shape[0] and j < b.shape[0]:
+        if a[i] <= b[j]:
+            if a[i] == b[j]:
+                pos_b[j] = n
+                j += 1
+            union[n] = a[i]
+            pos_a[i] = n
+            i += 1
+        else:
+            union[n] = b[j]
+            pos_b[j] = n
+            j += 1
+        n += 1
+    while i < a.shape[0]:
+        union[n] = a[i]
+        pos_a[i] = n
+        i += 1
+        n += 1
+    while j < b.shape[0]:
+        union[n] = b[j]
+        pos_b[j] = n
+        j += 1
+        n += 1
+    return union[:n].copy(), pos_a, pos_b
+
+
+@numba.njit(cache=True, nogil=True)
 def move_left(arr, src, dst, n):
     """``arr[dst:dst + n] = arr[src:src + n]`` for ``dst <= src``, in place (a forward copy
     never overwrites a value before reading it)."""

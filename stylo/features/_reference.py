@@ -54,6 +54,13 @@ def pack(symbols: list[int], bits: int, width: int) -> int:
     return key
 
 
+def merge_sorted(a: list[int], b: list[int]) -> tuple[list[int], list[int], list[int]]:
+    """Sorted union of two lists and the position of each item of ``a`` and ``b`` in it."""
+    union = sorted(set(a) | set(b))
+    where = {v: i for i, v in enumerate(union)}
+    return union, [where[v] for v in a], [where[v] for v in b]
+
+
 def count_matrix(docs: list[str], analyzer: str, min_n: int, max_n: int):
     """Dense (n_docs, V) counts and the sorted feature names, from the functions above."""
     fn = {"char": char_ngrams, "char_wb": char_wb_ngrams, "word": word_ngrams}[analyzer]

@@ -132,7 +132,7 @@ def _split(docs: list[str], n_chunks: int) -> list[list[str]]:
     """Consecutive slices of about equal character counts."""
     if n_chunks <= 1 or len(docs) < 2:
         return [docs]
-    sizes = np.cumsum([len(d) + 1 for d in docs])
+    sizes = np.cumsum(np.fromiter(map(len, docs), dtype=np.int64, count=len(docs)) + 1)
     cuts = np.searchsorted(sizes, sizes[-1] * np.arange(1, n_chunks) / n_chunks)
     bounds = [0, *sorted(set(int(c) + 1 for c in cuts if c + 1 < len(docs))), len(docs)]
     return [docs[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
@@ -386,18 +386,11 @@ class _NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
             return self._fallback_learn(docs, min_n, max_n, bits)
         self._packed_ = True
         self._bits_ = bits
-        results, entries = self._count_chunks(items, min_n, max_n, bits, n_jobs)
+        results, entries = self._count_chunks(items, min_n, max_n, bits, n_jobs,
+                                              sort_keys=True)
         del items
         n_docs = len(docs)
-        all_keys = [r[3] for r in results]
-        if len(results) == 1:
-            order = np.argsort(all_keys[0])
-            keys = all_keys[0][order]
-            inv = [np.empty_like(order)]
-            inv[0][order] = np.arange(order.shape[0])
-        else:
-            keys, inv_all = np.unique(np.concatenate(all_keys), return_inverse=True)
-            inv = np.split(inv_all, np.cumsum([k.shape[0] for k in all_keys])[:-1])
+        keys, inv = self._merge_keys(results)
         if keys.shape[0] == 0:
             raise ValueError("empty vocabulary; the documents contain no n-grams of the "
                              "requested lengths")
@@ -409,6 +402,22 @@ class _NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         self._names = None
         maps = [col[i] for i in inv]
         return self._assemble(results, maps, entries, n_docs, n_jobs)
+
+    @staticmethod
+    def _merge_keys(results):
+        """The sorted distinct keys of all chunks and, per chunk, the position of each of its
+        local ids in them (chunk results carry their keys' sorting order, ``r[4]``)."""
+        keys = results[0][3][results[0][4]]
+        pos = [np.arange(keys.shape[0])]
+        for r in results[1:]:
+            keys, old, new = K.merge_sorted(keys, r[3][r[4]])
+            pos = [old[p] for p in pos] + [new]
+        inv = []
+        for r, p in zip(results, pos, strict=True):
+            local = np.empty_like(p)
+            local[r[4]] = p
+            inv.append(local)
+        return keys, inv
 
     def _frequencies(self, results, inv, n_terms):
         """Document frequency and total count of every term, from chunk results."""
@@ -465,11 +474,13 @@ class _NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         valid = keys[order] >= 0  # -1 marks vocabulary terms that can never occur
         return keys[order][valid], order[valid]
 
-    def _count_chunks(self, items, min_n, max_n, bits, n_jobs):
+    def _count_chunks(self, items, min_n, max_n, bits, n_jobs, sort_keys=False):
         """Count every chunk (in parallel) into one ``_Entries``.
 
-        Returns ``([(row_nnz, ids, counts, keys), ...], entries)`` with ``ids``/``counts``
-        views of the chunk's entries (see ``K.count_segments``).
+        Returns ``([(row_nnz, ids, counts, keys, order), ...], entries)`` with ``ids``/
+        ``counts`` views of the chunk's entries (see ``K.count_segments``) and, with
+        ``sort_keys``, ``order`` the argsort of ``keys`` (sorted in the chunk's thread: numpy
+        sorts without the GIL), else None.
         """
         ctx = self._count_context()
         counters = self._map_parallel(lambda it: self._counter(it, ctx, min_n, max_n, bits),
@@ -480,7 +491,7 @@ class _NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         def count(k):
             row_nnz, nnz, keys = counters[k][1](*entries.region(k), entries.at_end(k))
             counters[k] = None
-            return row_nnz, *entries.used(k, nnz), keys
+            return row_nnz, *entries.used(k, nnz), keys, np.argsort(keys) if sort_keys else None
 
         return self._map_parallel(count, range(len(counters)), n_jobs), entries
 

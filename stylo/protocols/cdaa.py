@@ -1,20 +1,23 @@
-"""PAN 2018/2019 cross-domain authorship attribution, run with a verifier.
+"""PAN 2018/2019 cross-domain authorship attribution, run with any method.
 
 Each problem gives a few candidate authors with known texts (7 each) and unknown texts to
-attribute. A :class:`~baselines.base.Verifier` attributes an unknown text by scoring it
-against every candidate's known texts (``score_problems``, one problem per candidate) and
-picking the highest score. In the open-set edition (PAN 2019, true author ``<UNK>`` for texts
-by none of the candidates) it answers ``<UNK>`` when even the best score is below 0.5, i.e.
-when the verifier itself says "not this author" for every candidate. In an open-set corpus a
-true author with no known texts in the problem counts as ``<UNK>``; such texts are listed in
-``info["truth_outside_candidates"]`` (pan19_cdaa problem00020 has four, labelled
-``candidate00000``).
+attribute. A method attributes an unknown text with ``Verifier.attribute``: a score for every
+candidate (a verifier scores the text against each candidate's known texts, one problem per
+candidate; an attribution-native method, e.g. ``svm-attribution``, classifies among the
+candidates), and the highest score wins. In the open-set edition (PAN 2019, true author
+``<UNK>`` for texts by none of the candidates) it answers ``<UNK>`` when even the best score
+is below 0.5, i.e. when the method itself says "not this author" for every candidate. In an
+open-set corpus a true author with no known texts in the problem counts as ``<UNK>``; such
+texts are listed in ``info["truth_outside_candidates"]`` (pan19_cdaa problem00020 has four,
+labelled ``candidate00000``).
 
 Metrics per problem: macro precision/recall/F1 over the problem's candidates and accuracy,
-with PAN 2019's open-set rule (``stylo.metrics.classification.attribution_scores``); the
-``"all"`` rows average them over problems, as PAN ranked systems. The official problems are
-used as they are (the seed is only recorded); a method is fitted on the known texts of the
-split's problems, which never include an unknown text.
+with PAN 2019's open-set rule (``stylo.metrics.classification.attribution_scores``); in the
+open set also the same four for the best candidate without the rejection (``*_no_reject``):
+a verifier's scores may rank the candidates well while its 0.5 sits where nothing passes it.
+The ``"all"`` rows average them over problems, as PAN ranked systems. The official problems
+are used as they are (the seed is only recorded); a method is fitted on the known texts of
+the split's problems, which never include an unknown text.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from stylo.corpus import Corpus, PairSet
+from stylo.corpus import Corpus
 from stylo.protocols.base import Protocol, ProtocolError, Task, fit_clone
 
 __all__ = ["Attribution", "CrossDomainAttribution", "UNKNOWN"]
@@ -105,19 +108,23 @@ class CrossDomainAttribution(Protocol):
         rows = []
         for prob, group in test.unknown.groupby("problem", sort=True):
             cands = sorted(test.known[prob])
-            texts = group["text"].tolist()
-            pairs = PairSet.from_lists([test.known[prob][c] for _ in texts for c in cands],
-                                       [t for t in texts for _ in cands])
-            scores = est.score_problems(pairs).reshape(len(texts), len(cands))
+            scores = est.attribute([test.known[prob][c] for c in cands],
+                                   group["text"].tolist())
             best = scores.argmax(axis=1)
-            pred = [cands[b] for b in best]
+            closed = [cands[b] for b in best]
+            truth = group["truth"].tolist()
             if test.open_set:
                 pred = [UNKNOWN if scores[i, b] < 0.5 else p
-                        for i, (b, p) in enumerate(zip(best, pred, strict=True))]
-            values = classification.attribution_scores(
-                group["truth"].tolist(), pred, labels=cands,
-                unknown_label=UNKNOWN if test.open_set else None)
-            rows += [{"metric": k, "value": float(v), "n": len(texts), "group": str(prob)}
+                        for i, (b, p) in enumerate(zip(best, closed, strict=True))]
+                values = classification.attribution_scores(truth, pred, labels=cands,
+                                                           unknown_label=UNKNOWN)
+                # the same answers without the rejection: how well the scores rank the
+                # candidates, apart from where the method puts its 0.5
+                values |= {f"{k}_no_reject": v for k, v in classification.attribution_scores(
+                    truth, closed, labels=cands, unknown_label=UNKNOWN).items()}
+            else:
+                values = classification.attribution_scores(truth, closed, labels=cands)
+            rows += [{"metric": k, "value": float(v), "n": len(group), "group": str(prob)}
                      for k, v in values.items()]
         table = pd.DataFrame(rows)
         overall = table.groupby("metric", sort=False).agg(value=("value", "mean"),
