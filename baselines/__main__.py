@@ -16,7 +16,7 @@ import sys
 import time
 
 from baselines.pan_io import write_answers
-from baselines.registry import make, method_table, methods
+from baselines.registry import kind, make, method_table, methods
 from stylo.datasets import DataError, load_pan20_format
 
 
@@ -41,6 +41,10 @@ def main(argv=None) -> int:
         ap.error("METHOD, -i INPUT_DIR and -o OUTPUT_DIR are required (or --list)")
     if args.method not in methods():
         ap.error(f"unknown method {args.method!r}; choose from {', '.join(methods())}")
+    if kind(args.method) == "attribution":
+        ap.error(f"method {args.method!r} attributes texts among candidate authors and has no "
+                 f"answer for a verification pair; run it on cross-domain attribution: "
+                 f"python -m experiments.run_all --protocols cdaa_attribution")
     try:
         test = load_pan20_format(args.input)
         train = load_pan20_format(args.train) if args.train else None

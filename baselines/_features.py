@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 from stylo.features import CharNgrams, WordNgrams
 
-__all__ = ["make_counter", "pair_rows", "relative_frequencies"]
+__all__ = ["distinct_rows", "make_counter", "pair_rows", "relative_frequencies"]
 
 _UNITS = ("char", "word")
 
@@ -49,11 +49,18 @@ def relative_frequencies(counts: sp.spmatrix) -> sp.csr_matrix:
     return out
 
 
-def pair_rows(transform, texts_a: list[str], texts_b: list[str]):
-    """``transform`` rows of ``texts_a`` and of ``texts_b`` (two matrices, one row per text),
-    each distinct text transformed once: protocols put one text in many pairs (PAN14 en_novels
-    shares unknowns; AIDBench and attribution pairs repeat queries and known texts)."""
+def distinct_rows(transform, texts_a: list[str], texts_b: list[str]):
+    """``(x, rows_a, rows_b)``: ``transform`` of each distinct text of both lists once (protocols
+    put one text in many pairs: PAN14 en_novels shares unknowns; AIDBench and attribution pairs
+    repeat queries and known texts), and the row of ``x`` of every text of each list."""
     unique = list(dict.fromkeys([*texts_a, *texts_b]))
     rows = {t: i for i, t in enumerate(unique)}
-    x = transform(unique)
-    return x[[rows[t] for t in texts_a]], x[[rows[t] for t in texts_b]]
+    return (transform(unique), np.array([rows[t] for t in texts_a], dtype=np.intp),
+            np.array([rows[t] for t in texts_b], dtype=np.intp))
+
+
+def pair_rows(transform, texts_a: list[str], texts_b: list[str]):
+    """``transform`` rows of ``texts_a`` and of ``texts_b`` (two matrices, one row per text),
+    each distinct text transformed once (:func:`distinct_rows`)."""
+    x, rows_a, rows_b = distinct_rows(transform, texts_a, texts_b)
+    return x[rows_a], x[rows_b]

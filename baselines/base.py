@@ -35,8 +35,8 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
-from stylo.corpus import Corpus, PairSet
-from stylo.text_input import check_texts
+from stylo.corpus import Corpus, PairSet, join_known
+from stylo.text_input import check_texts, has_text
 
 __all__ = ["AttributionOnly", "Verifier", "NO_ANSWER", "check_texts", "training_pairs"]
 
@@ -116,7 +116,7 @@ class Verifier(BaseEstimator):
         if len(a) != len(b):
             raise ValueError(f"texts_a has {len(a)} items but texts_b has {len(b)}")
         scores = np.full(len(a), NO_ANSWER, dtype=np.float64)
-        ok = np.array([bool(x.strip()) and bool(y.strip()) for x, y in zip(a, b)], dtype=bool)
+        ok = np.array([has_text(x) and has_text(y) for x, y in zip(a, b)], dtype=bool)
         if not ok.all():
             warnings.warn(f"{type(self).__name__}: {int((~ok).sum())} pair(s) with an empty "
                           f"text scored {NO_ANSWER} (no answer)", stacklevel=2)
@@ -141,7 +141,7 @@ class Verifier(BaseEstimator):
         return np.asarray(self._problem_impl(pairs.known, pairs.unknown), dtype=np.float64)
 
     def _problem_impl(self, known_lists: list[list[str]], unknowns: list[str]) -> np.ndarray:
-        return self.score_pairs(["\n\n".join(k) for k in known_lists], unknowns)
+        return self.score_pairs(join_known(known_lists), unknowns)
 
     # -- attribution -----------------------------------------------------------------------
     def attribute(self, candidates: Sequence[Sequence[str]], texts: Sequence[str]) -> np.ndarray:
@@ -156,7 +156,7 @@ class Verifier(BaseEstimator):
             raise ValueError("attribute needs at least one candidate, each with known texts")
         items = check_texts(texts, "texts")
         scores = np.full((len(items), len(cands)), NO_ANSWER, dtype=np.float64)
-        ok = np.array([bool(t.strip()) for t in items], dtype=bool)
+        ok = np.array([has_text(t) for t in items], dtype=bool)
         if not ok.all():
             warnings.warn(f"{type(self).__name__}: {int((~ok).sum())} empty text(s) scored "
                           f"{NO_ANSWER} for every candidate (no answer)", stacklevel=2)

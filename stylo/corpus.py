@@ -16,7 +16,23 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["Corpus", "PairSet", "FilterStep"]
+__all__ = ["Corpus", "PairSet", "FilterStep", "join_known"]
+
+
+def join_known(known_lists) -> list[str]:
+    """Each problem's known texts joined by a blank line (PAN13/14 practice).
+
+    Problems with the same known texts (attribution repeats a candidate's for every unknown
+    text) share one joined string object: one copy in memory, and its hash, which Python
+    caches on the object, is computed once by the methods that look texts up."""
+    joined: dict[tuple, str] = {}
+    out = []
+    for k in known_lists:
+        key = tuple(k)
+        if key not in joined:
+            joined[key] = "\n\n".join(k)
+        out.append(joined[key])
+    return out
 
 
 @dataclass(frozen=True)
@@ -207,7 +223,7 @@ class PairSet:
     @property
     def known_joined(self) -> list[str]:
         """Known texts of each problem joined by a blank line (PAN13/14 practice)."""
-        return ["\n\n".join(k) for k in self.frame["known"]]
+        return join_known(self.frame["known"])
 
     @property
     def unknown(self) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["check_texts"]
+__all__ = ["check_texts", "has_text"]
 
 
 def check_texts(X, name: str = "X") -> list[str]:
@@ -34,3 +34,10 @@ def check_texts(X, name: str = "X") -> list[str]:
         raise TypeError(f"{name}[{i}] is {type(doc).__name__}, expected str (document at "
                         f"index {i})")
     return [str(doc) for doc in items] if any(type(d) is not str for d in items) else items
+
+
+def has_text(text: str) -> bool:
+    """Whether ``text`` has a non-whitespace character: ``bool(text.strip())`` without the
+    stripped copy (which, for the joined known texts of many problems, is gigabytes of
+    copying)."""
+    return bool(text) and not text.isspace()

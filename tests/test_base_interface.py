@@ -1,11 +1,14 @@
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
 from baselines.base import NO_ANSWER, Verifier, training_pairs
 from baselines.random_guess import RandomGuess
-from stylo.corpus import Corpus, PairSet
+from stylo.corpus import Corpus, PairSet, join_known
+from stylo.text_input import has_text
 
 
 class _LengthRatio(Verifier):
@@ -159,3 +162,18 @@ def test_rank_many_agrees_with_one_query_at_a_time(corpus):
         single.rank_many(["q", "r"], [["a"], []])
     with pytest.raises(ValueError, match="2 queries but 1 candidate lists"):
         single.rank_many(["q", "r"], [["a"]])
+
+
+@given(st.text(alphabet=st.sampled_from(list(" \t\n\u00a0\u2003\u3000\x1fab")), max_size=8))
+def test_has_text_is_strip_without_the_copy(text):
+    assert has_text(text) == bool(text.strip())
+
+
+def test_join_known_shares_one_string_per_distinct_known_list():
+    known = [["a", "b"], ["c"], ["a", "b"], ["a", "b"]]
+    joined = join_known(known)
+    assert joined == ["a\n\nb", "c", "a\n\nb", "a\n\nb"]
+    assert joined[0] is joined[2] is joined[3]
+    ps = PairSet.from_lists(known, ["x", "y", "z", "w"])
+    from_pairs = ps.known_joined
+    assert from_pairs == joined and from_pairs[0] is from_pairs[3]

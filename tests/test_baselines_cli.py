@@ -46,6 +46,9 @@ def test_cli_list_and_errors(pan_dirs, capsys):
     assert "needs training data" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["no-such-method", "-i", str(test), "-o", str(out)])
+    with pytest.raises(SystemExit):
+        main(["svm-attribution", "-i", str(test), "-o", str(out)])
+    assert "no answer for a verification pair" in capsys.readouterr().err
 
 
 def test_every_registered_method_builds_with_a_seed():
