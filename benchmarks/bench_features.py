@@ -8,8 +8,9 @@ and word 1-2-grams, runs ``CountVectorizer.fit_transform`` and ``CharNgrams`` /
 (after a small warm-up call, so Numba's cached compilation and imports are not timed). It
 first checks that every matrix equals CountVectorizer's (same feature names, same counts),
 then prints seconds, documents/s, MB/s (UTF-8 text), peak memory and speed ratios. Each stylo
-configuration runs ``--repeats`` times (default 3, the median is reported): on a virtual
-machine one run can vary by 30 % or more, mostly in first-touch page faults of the result.
+configuration runs ``--repeats`` times (default 3, the median is reported), ``n_jobs=1`` and
+``n_jobs=2`` alternating: on a virtual machine one run can vary by 30 % or more, mostly in
+first-touch page faults of the result, and the machine's state drifts between runs.
 
 Peak memory = the process's peak resident set (``VmHWM``) during the call minus its resident
 set just before, after resetting the peak with ``/proc/self/clear_refs`` (Linux); it counts
@@ -83,8 +84,10 @@ def child(args) -> None:
 
 
 def run_extractors(texts, tmp: Path, repeats: int) -> list[dict]:
-    """Each stylo configuration ``repeats`` times (a fresh process each: median seconds, largest
-    peak); CountVectorizer, ~20x slower and steadier, once."""
+    """CountVectorizer once (~20x slower and steadier), then each stylo configuration
+    ``repeats`` times, ``n_jobs=1`` and ``n_jobs=2`` alternating (a fresh process each: median
+    seconds, largest peak), so that a drift of the machine's state between runs weighs on
+    both sides of their ratio alike."""
     path = tmp / "texts.pkl"
     with open(path, "wb") as fh:
         pickle.dump(texts, fh)
@@ -92,31 +95,34 @@ def run_extractors(texts, tmp: Path, repeats: int) -> list[dict]:
     rows = []
     for config in CONFIGS:
         ref = None
-        for engine, n_jobs in (("sklearn", 1), ("stylo", 1), ("stylo", 2)):
+        runs: dict[tuple, list[dict]] = {}
+        equal = {}
+        order = [("sklearn", 1)] + [("stylo", n) for _ in range(repeats) for n in (1, 2)]
+        for engine, n_jobs in order:
             out = str(tmp / f"{config.replace(' ', '_')}_{engine}_{n_jobs}")
-            runs, equal = [], True
-            for _ in range(1 if engine == "sklearn" else repeats):
-                subprocess.run([sys.executable, __file__, "--child", "--config", config,
-                                "--engine", engine, "--n-jobs", str(n_jobs), "--texts",
-                                str(path), "--out", out], check=True)
-                with open(out + ".json") as fh:
-                    runs.append(json.load(fh))
-                X = sp.load_npz(out + ".npz")
-                names = np.load(out + ".names.npy", allow_pickle=True)
-                if ref is None:
-                    ref = (X, names)
-                else:
-                    equal &= (X.shape == ref[0].shape and list(names) == list(ref[1])
-                              and (X != ref[0]).nnz == 0)
-                for suffix in (".npz", ".names.npy", ".json"):
-                    os.remove(out + suffix)
-            seconds = [r["seconds"] for r in runs]
-            rows.append({"config": config, "engine": engine, "n_jobs": n_jobs, "equal": equal,
-                         "mb": mb, **runs[0], "seconds": float(np.median(seconds)),
-                         "peak_mb": max(r["peak_mb"] for r in runs)})
+            subprocess.run([sys.executable, __file__, "--child", "--config", config,
+                            "--engine", engine, "--n-jobs", str(n_jobs), "--texts",
+                            str(path), "--out", out], check=True)
+            with open(out + ".json") as fh:
+                runs.setdefault((engine, n_jobs), []).append(json.load(fh))
+            X = sp.load_npz(out + ".npz")
+            names = np.load(out + ".names.npy", allow_pickle=True)
+            if ref is None:
+                ref = (X, names)
+            same = (X.shape == ref[0].shape and list(names) == list(ref[1])
+                    and (X != ref[0]).nnz == 0)
+            equal[(engine, n_jobs)] = equal.get((engine, n_jobs), True) and same
+            for suffix in (".npz", ".names.npy", ".json"):
+                os.remove(out + suffix)
+        for (engine, n_jobs), done in runs.items():
+            seconds = [r["seconds"] for r in done]
+            rows.append({"config": config, "engine": engine, "n_jobs": n_jobs,
+                         "equal": equal[(engine, n_jobs)], "mb": mb, **done[0],
+                         "seconds": float(np.median(seconds)),
+                         "peak_mb": max(r["peak_mb"] for r in done)})
             print(f"  done {config} {engine} n_jobs={n_jobs}: "
                   f"{', '.join(f'{s:.2f}' for s in seconds)} s, "
-                  f"equal to CountVectorizer: {equal}", flush=True)
+                  f"equal to CountVectorizer: {equal[(engine, n_jobs)]}", flush=True)
     return rows
 
 
