@@ -162,6 +162,12 @@ class SVMOpenSetAttributor(Verifier):
         self.reject_threshold = reject_threshold
         self.random_state = random_state
 
+    def _fit_impl(self, X, y) -> None:
+        if isinstance(self.cv, bool) or not isinstance(self.cv, (int, np.integer)) or self.cv < 2:
+            raise ValueError(f"cv must be an int >= 2 (calibration folds), got {self.cv!r}")
+        if not 0.0 <= float(self.reject_threshold) < 1.0:
+            raise ValueError(f"reject_threshold must be in [0, 1), got {self.reject_threshold!r}")
+
     def _score_impl(self, texts_a, texts_b):
         raise AttributionOnly(f"{type(self).__name__} attributes a text among candidate "
                               f"authors (attribute, the cdaa_attribution protocol); it has no "
@@ -171,16 +177,14 @@ class SVMOpenSetAttributor(Verifier):
         if len(candidates) < 2:
             raise ValueError(f"{type(self).__name__} needs at least two candidates")
         fewest = min(len(c) for c in candidates)
-        if fewest < 2 or int(self.cv) < 2:
+        if fewest < 2:
             raise ValueError(f"{type(self).__name__} calibrates by cross-validation: it needs "
-                             f"cv >= 2 and two known texts per candidate (fewest: {fewest})")
-        if not 0.0 <= float(self.reject_threshold) < 1.0:
-            raise ValueError(f"reject_threshold must be in [0, 1), got {self.reject_threshold!r}")
+                             f"two known texts per candidate (fewest: {fewest})")
         known = [t for c in candidates for t in c]
         labels = np.repeat(np.arange(len(candidates)), [len(c) for c in candidates])
         vectorizer = _tfidf(self.ngram_range, min(int(self.min_df), len(known)),
                             self.max_features)
-        folds = StratifiedKFold(n_splits=min(int(self.cv), fewest))
+        folds = StratifiedKFold(n_splits=min(self.cv, fewest))
         model = CalibratedClassifierCV(LinearSVC(C=self.C, random_state=self.random_state),
                                        method="sigmoid", cv=folds)
         model.fit(vectorizer.fit_transform(known), labels)

@@ -133,7 +133,9 @@ def test_open_set_attributor_refuses_what_it_cannot_do(corpus):
     with pytest.raises(ValueError, match="two known texts per candidate"):
         ver.attribute([cands[0], cands[1][:1]], u_texts)
     with pytest.raises(ValueError, match="reject_threshold"):
-        SVMOpenSetAttributor(reject_threshold=1.0).fit().attribute(cands, u_texts)
+        SVMOpenSetAttributor(reject_threshold=1.0).fit()
+    with pytest.raises(ValueError, match="cv must be"):
+        SVMOpenSetAttributor(cv=1).fit()
     with pytest.warns(UserWarning, match="empty"):
         out = ver.attribute(cands, ["", u_texts[0]])
     np.testing.assert_array_equal(out[0], 0.5)
