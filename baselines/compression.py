@@ -38,6 +38,7 @@ from sklearn.preprocessing import StandardScaler
 
 from baselines._ppm import ppm_cross_entropies
 from baselines.base import NO_ANSWER, Verifier, training_pairs
+from stylo.text_input import has_text
 
 __all__ = ["CompressionVerifier", "compression_measures", "MEASURES"]
 
@@ -209,7 +210,7 @@ class CompressionVerifier(Verifier):
         if not 0.0 <= self.radius < 0.5:
             raise ValueError(f"radius must be in [0, 0.5), got {self.radius}")
         pairs = training_pairs(X, n_pairs=self.n_pairs, seed=self.random_state)
-        keep = np.array([bool(a.strip()) and bool(b.strip())
+        keep = np.array([has_text(a) and has_text(b)
                          for a, b in zip(pairs.texts_a(), pairs.texts_b())])
         if not keep.all():
             raise ValueError(f"{int((~keep).sum())} training pair(s) have an empty text")

@@ -47,6 +47,7 @@ from baselines.base import NO_ANSWER, Verifier, training_pairs
 from baselines.calibration import ScoreCalibrator
 from stylo.corpus import Corpus, PairSet
 from stylo.features import pairwise_minmax
+from stylo.text_input import has_text
 
 __all__ = ["GeneralImpostors"]
 
@@ -215,10 +216,10 @@ class GeneralImpostors(Verifier):
     def _fit_impl(self, X, y) -> None:
         self._validate()
         if isinstance(X, Corpus):
-            texts = [t for t in X.texts if t.strip()]
+            texts = [t for t in X.texts if has_text(t)]
         else:
-            texts = [t for ks in X.known for t in ks if t.strip()]
-            texts += [t for t in X.unknown if t.strip()]
+            texts = [t for ks in X.known for t in ks if has_text(t)]
+            texts += [t for t in X.unknown if has_text(t)]
         if not texts:
             raise ValueError("fit needs at least one non-empty text")
         self.counter_ = make_counter(self.unit, self.n, self.max_features).fit(texts)
@@ -236,8 +237,8 @@ class GeneralImpostors(Verifier):
         return self._shifted(self._raw_scores([[a] for a in texts_a], texts_b))
 
     def _problem_impl(self, known_lists, unknowns):
-        known = [[t for t in ks if isinstance(t, str) and t.strip()] for ks in known_lists]
-        ok = np.array([bool(ks) and isinstance(u, str) and bool(u.strip())
+        known = [[t for t in ks if isinstance(t, str) and has_text(t)] for ks in known_lists]
+        ok = np.array([bool(ks) and isinstance(u, str) and has_text(u)
                        for ks, u in zip(known, unknowns)], dtype=bool)
         scores = np.full(len(unknowns), NO_ANSWER)
         if not ok.all():

@@ -26,6 +26,7 @@ M. Kestemont et al., "Overview of the author identification task at PAN-2018" an
 
 from __future__ import annotations
 
+from numbers import Integral
 from typing import Sequence
 
 import numpy as np
@@ -163,7 +164,7 @@ class SVMOpenSetAttributor(Verifier):
         self.random_state = random_state
 
     def _fit_impl(self, X, y) -> None:
-        if isinstance(self.cv, bool) or not isinstance(self.cv, (int, np.integer)) or self.cv < 2:
+        if isinstance(self.cv, bool) or not isinstance(self.cv, Integral) or self.cv < 2:
             raise ValueError(f"cv must be an int >= 2 (calibration folds), got {self.cv!r}")
         if not 0.0 <= float(self.reject_threshold) < 1.0:
             raise ValueError(f"reject_threshold must be in [0, 1), got {self.reject_threshold!r}")
