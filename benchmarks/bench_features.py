@@ -10,7 +10,14 @@ first checks that every matrix equals CountVectorizer's (same feature names, sam
 then prints seconds, documents/s, MB/s (UTF-8 text), peak memory and speed ratios. Each stylo
 configuration runs ``--repeats`` times (default 3, the median is reported), ``n_jobs=1`` and
 ``n_jobs=2`` alternating: on a virtual machine one run can vary by 30 % or more, mostly in
-first-touch page faults of the result, and the machine's state drifts between runs.
+first-touch page faults of the result, and the machine's state drifts between runs, so that
+a drift weighs on both sides of their ratio alike. Each run waits ``--settle`` seconds
+(default 3) after its warm-up before it is timed: this machine's virtual memory device hands
+freed memory back to the host about 2 s after it is freed (free page reporting is on), and a run
+that starts right after the previous run and the comparison of its matrix freed gigabytes
+competes with that. Measured here (2 cores): char 1-4 with ``n_jobs=2`` took 0.92-1.03 s
+right after another process allocated and freed 3.2 GB, 0.81-0.86 s after a 3 s pause; the
+guest's CPUs stayed idle in between.
 
 Peak memory = the process's peak resident set (``VmHWM``) during the call minus its resident
 set just before, after resetting the peak with ``/proc/self/clear_refs`` (Linux); it counts
@@ -67,6 +74,8 @@ def child(args) -> None:
     else:
         make = lambda: CharNgrams(rng, analyzer=analyzer, n_jobs=args.n_jobs)  # noqa: E731
     make().fit_transform(texts[:50])  # warm-up: imports, Numba cache load, tables
+    # let the machine settle: see --settle
+    time.sleep(args.settle)
     with open("/proc/self/clear_refs", "w") as fh:
         fh.write("5")  # reset the peak-RSS counter
     base = _rss_kb("VmRSS")
@@ -83,7 +92,7 @@ def child(args) -> None:
                    "nnz": int(X.nnz)}, fh)
 
 
-def run_extractors(texts, tmp: Path, repeats: int) -> list[dict]:
+def run_extractors(texts, tmp: Path, repeats: int, settle: float) -> list[dict]:
     """CountVectorizer once (~20x slower and steadier), then each stylo configuration
     ``repeats`` times, ``n_jobs=1`` and ``n_jobs=2`` alternating (a fresh process each: median
     seconds, largest peak), so that a drift of the machine's state between runs weighs on
@@ -102,7 +111,7 @@ def run_extractors(texts, tmp: Path, repeats: int) -> list[dict]:
             out = str(tmp / f"{config.replace(' ', '_')}_{engine}_{n_jobs}")
             subprocess.run([sys.executable, __file__, "--child", "--config", config,
                             "--engine", engine, "--n-jobs", str(n_jobs), "--texts",
-                            str(path), "--out", out], check=True)
+                            str(path), "--out", out, "--settle", str(settle)], check=True)
             with open(out + ".json") as fh:
                 runs.setdefault((engine, n_jobs), []).append(json.load(fh))
             X = sp.load_npz(out + ".npz")
@@ -222,6 +231,8 @@ def main():
     p.add_argument("--kernels-only", action="store_true", help="skip the extractor runs")
     p.add_argument("--repeats", type=int, default=3,
                    help="runs of each stylo extractor configuration (median reported)")
+    p.add_argument("--settle", type=float, default=3.0,
+                   help="seconds each run waits, after its warm-up, before it is timed")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--config", help=argparse.SUPPRESS)
     p.add_argument("--engine", help=argparse.SUPPRESS)
@@ -239,7 +250,7 @@ def main():
           "(shared with other sessions: absolute times are noisy, ratios less so)")
     if not args.kernels_only:
         with tempfile.TemporaryDirectory() as tmp:
-            rows = run_extractors(texts, Path(tmp), args.repeats)
+            rows = run_extractors(texts, Path(tmp), args.repeats, args.settle)
         print_extractors(rows, len(texts))
     bench_kernels(texts, args.pairs)
     print(f"load average at end {os.getloadavg()[0]:.1f}")

@@ -314,21 +314,65 @@ def test_merge_sorted_kernel_matches_reference(a, b, shared):
     assert (union.tolist(), pos_a.tolist(), pos_b.tolist()) == want
 
 
-@settings(max_examples=40, deadline=None)
-@given(st.lists(st.text(alphabet="ab€😀", min_size=1, max_size=4), max_size=300))
-def test_intern_tokens_kernel_matches_reference(tokens):
-    """K.intern_tokens == interning with a dict (ids in order of first occurrence)."""
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.text(alphabet=ALPHABET + ["\ud800", "\u212a", "\u023a", "D"], max_size=40),
+                min_size=1, max_size=6),
+       st.booleans())
+def test_tokenize_text_kernel_matches_reference(docs, lowercase):
+    """K.tokenize_text (via ngrams._Tokens): the tokens of each document, lowered or not, are
+    those of the reference tokeniser on ``str.lower()`` of it (Kelvin sign and U+023A change
+    their UTF-8 length when lowered; İ and Σ take Python's lowering); ids are given in order
+    of first occurrence and the distinct tokens come out sorted as Python sorts str."""
+    from stylo.features import ngrams
+
+    chunk = ngrams._Tokens(docs, lowercase)
+    want = [R.tokenize(d.lower() if lowercase else d) for d in docs]
+    distinct = ngrams._token_strings(chunk.buf)
+    assert distinct == sorted({t for toks in want for t in toks})
+    by_id = [None] * len(distinct)
+    for r, i in enumerate(chunk.order):
+        by_id[i] = distinct[r]
+    assert chunk.doc_tok.tolist() == np.cumsum([0] + [len(t) for t in want]).tolist()
+    got = [by_id[i] for i in chunk.ids]
+    assert got == [t for toks in want for t in toks]
+    seen = {}
+    assert chunk.ids.tolist() == [seen.setdefault(t, len(seen)) for t in got]
+
+
+def _token_buffer(tokens):
     from stylo.features import _kernels as K
 
-    text = "".join(tokens)
-    cps = np.frombuffer(text.encode("utf-32-le"), dtype=np.int32)
-    ends = np.cumsum([len(t) for t in tokens], dtype=np.int64)
-    starts = ends - np.array([len(t) for t in tokens], dtype=np.int64)
-    tok_ids, first = K.intern_tokens(cps, starts, ends)
-    seen = {}
-    want = [seen.setdefault(t, len(seen)) for t in tokens]
-    assert tok_ids.tolist() == want
-    assert [tokens[i] for i in first] == list(seen)
+    buf = np.frombuffer("".join(t + chr(K._SEP) for t in tokens).encode("utf-8"), np.uint8)
+    return buf, np.concatenate([[0], np.flatnonzero(buf == K._SEP) + 1])
+
+
+# tokens sharing 8- and 16-byte prefixes exercise every digit of the radix sort
+token_lists = st.lists(st.tuples(st.sampled_from(["", "abcdefgh", "abcdefghijklmnop", "é€"]),
+                                 st.text(alphabet="aAbé€😀_1", max_size=12))
+                       .map("".join).filter(bool), max_size=60, unique=True)
+
+
+@settings(max_examples=80, deadline=None)
+@given(token_lists, token_lists, st.data())
+def test_sort_merge_and_match_token_kernels_match_reference(a, b, data):
+    """K.sort_tokens == sorted(); K.merge_tokens == R.merge_sorted on str; K.token_symbols ==
+    a dict lookup (1-based, 0 for absent)."""
+    from stylo.features import _kernels as K
+    from stylo.features import ngrams
+
+    buf, off, order = K.sort_tokens(*_token_buffer(a))
+    assert ngrams._token_strings(buf) == sorted(a)
+    assert [a[i] for i in order] == sorted(a)
+    sa, sb = sorted(a), sorted(b)
+    union, off_u, pos_a, pos_b = K.merge_tokens(*_token_buffer(sa), *_token_buffer(sb))
+    want = R.merge_sorted(sa, sb)
+    assert (ngrams._token_strings(union), pos_a.tolist(), pos_b.tolist()) == want
+    assert off_u.tolist() == _token_buffer(want[0])[1].tolist()
+    ids = np.array(data.draw(st.lists(st.integers(0, max(len(a) - 1, 0)),
+                                      max_size=30 if a else 0)), dtype=np.int32)
+    sym = K.token_symbols(*_token_buffer(sb), buf, off, order, ids)
+    index = {t: i + 1 for i, t in enumerate(sb)}
+    assert sym.tolist() == [index.get(a[i], 0) for i in ids]
 
 
 @settings(max_examples=60, deadline=None)

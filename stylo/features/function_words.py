@@ -14,7 +14,8 @@ from sklearn.utils.validation import check_is_fitted
 from stylo.features import _kernels as K
 from stylo.features._validation import TextInputMixin
 from stylo.text_input import check_texts
-from stylo.features.ngrams import _N_CODEPOINTS, CharNgrams, WordNgrams, _Chunk, _table
+from stylo.features.ngrams import (_N_CODEPOINTS, CharNgrams, WordNgrams, _encode_utf8, _table,
+                                   _Tokens)
 
 __all__ = ["FunctionWords", "function_words", "PUNCTUATION", "CHAR_CLASSES"]
 
@@ -94,17 +95,13 @@ class FunctionWords(TextInputMixin, TransformerMixin, BaseEstimator):
         docs = check_texts(X)
         counter = WordNgrams((1, 1), vocabulary=list(self.words_))
         parts = [counter.fit_transform(docs).astype(np.float64)]
-        chunk = _Chunk([d.lower() for d in docs])
-        _, _, doc_tok = K.tokenize_spans(chunk.cps, chunk.doc_off, _table("word"),
-                                         _table("apos"))
-        parts[0] = _divide_rows(parts[0], np.diff(doc_tok))
-        lengths = np.diff(_Chunk(docs).doc_off)
+        parts[0] = _divide_rows(parts[0], np.diff(_Tokens(docs, lowercase=True).doc_tok))
+        lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
         if self.punctuation:
             marks = CharNgrams((1, 1), vocabulary=list(PUNCTUATION), lowercase=False)
             parts.append(_divide_rows(marks.fit_transform(docs).astype(np.float64), lengths))
         if self.char_classes:
-            raw = _Chunk(docs)
-            shares = K.class_counts(raw.cps, raw.doc_off, _class_table(), len(CHAR_CLASSES))
+            shares = K.class_counts(*_encode_utf8(docs), _class_table(), len(CHAR_CLASSES))
             parts.append(_divide_rows(sp.csr_matrix(shares.astype(np.float64)), lengths))
         return sp.hstack(parts, format="csr")
 

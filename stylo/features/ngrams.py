@@ -5,9 +5,11 @@
 ``min_df``/``max_df``/``max_features``/``vocabulary``/``binary`` settings, and optionally apply
 tf-idf weighting and row normalisation like ``TfidfTransformer``.
 
-How: for characters, each chunk of documents is encoded once to UTF-8, and the counting kernel
+How: each chunk of documents is encoded once to UTF-8. For characters, the counting kernel
 decodes one document at a time into dense symbol ids in code-point order (through one table
-that also lowercases); for words, a chunk's int32 code points are tokenised and tokens interned.
+that also lowercases); for words, a kernel decodes, lowercases and tokenises the chunk into
+UTF-8 tokens, which are interned and sorted by their bytes (Python's order of str), so that
+the chunks' vocabularies merge without Python strings.
 Every n-gram is packed into one int64 key (see ``_kernels``). Counting runs in
 Numba ``nogil`` kernels, one chunk of documents per thread (``n_jobs``), writing (document,
 n-gram) entries into one lazily backed memory map that becomes the CSR matrix without copies.
@@ -45,6 +47,7 @@ __all__ = ["CharNgrams", "WordNgrams", "TOKEN_PATTERN"]
 #: default pattern, because they are frequent function words. As in ``re``, combining marks
 #: (category Mn, e.g. U+0301) are not word characters: normalise to NFC first if that matters.
 TOKEN_PATTERN = r"(?u)\w+(?:['\u2019]\w+)*"
+_TOKEN = re.compile(TOKEN_PATTERN)
 
 _N_CODEPOINTS = 0x110000
 _SPACE = 32
@@ -64,8 +67,8 @@ _TABLES: dict[str, np.ndarray] = {}
 def _table(name: str) -> np.ndarray:
     # built from Python's own regex classes, so the kernels agree with ``re`` by construction
     if name not in _TABLES:
-        _TABLES[name] = _codepoint_table({"space": r"\s", "word": r"\w",
-                                          "apos": "['\u2019]"}[name])
+        _TABLES[name] = _codepoint_table({"space": r"\s", "word": r"\w", "apos": "['\u2019]",
+                                          "lower_special": f"[{_LOWER_SPECIAL}]"}[name])
     return _TABLES[name]
 
 
@@ -89,17 +92,21 @@ def _lower_table() -> np.ndarray:
     return _TABLES["lower"]
 
 
-class _Chunk:
-    """A run of consecutive documents as one int32 code-point array."""
-
-    __slots__ = ("joined", "cps", "doc_off")
-
-    def __init__(self, docs: list[str]):
-        self.joined = "".join(docs)
-        self.cps = np.frombuffer(self.joined.encode("utf-32-le", "surrogatepass"),
-                                 dtype=np.int32)
-        self.doc_off = np.zeros(len(docs) + 1, dtype=np.int64)
-        np.cumsum([len(d) for d in docs], out=self.doc_off[1:])
+def _encode_utf8(docs: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The documents as one UTF-8 byte array (lone surrogates as by "surrogatepass") and the
+    byte offset of each (n_docs + 1)."""
+    # room for 4 bytes a code point, backed only where written: each document goes straight
+    # in, with no list of encoded documents and no joined copy
+    text = np.empty(4 * sum(map(len, docs)), dtype=np.uint8)
+    view = memoryview(text)
+    doc_off = np.zeros(len(docs) + 1, dtype=np.int64)
+    at = 0
+    for i, d in enumerate(docs):
+        encoded = d.encode("utf-8", "surrogatepass")
+        view[at:at + len(encoded)] = encoded
+        at += len(encoded)
+        doc_off[i + 1] = at
+    return text[:at], doc_off
 
 
 class _Text:
@@ -111,21 +118,35 @@ class _Text:
     __slots__ = ("text", "doc_off", "present", "size")
 
     def __init__(self, docs: list[str], word_bounded: bool):
-        # room for 4 bytes a code point, backed only where written: each document goes
-        # straight in, with no list of encoded documents and no joined copy
-        text = np.empty(4 * sum(map(len, docs)), dtype=np.uint8)
-        view = memoryview(text)
-        self.doc_off = np.zeros(len(docs) + 1, dtype=np.int64)
-        at = 0
-        for i, d in enumerate(docs):
-            encoded = d.encode("utf-8", "surrogatepass")
-            view[at:at + len(encoded)] = encoded
-            at += len(encoded)
-            self.doc_off[i + 1] = at
-        self.text = text[:at]
+        self.text, self.doc_off = _encode_utf8(docs)
         self.present = np.zeros(_N_CODEPOINTS, dtype=np.uint8)
         self.size = K.scan_text(self.text, self.doc_off, _table("space"), word_bounded,
                                 self.present)
+
+
+class _Tokens:
+    """A run of consecutive documents as interned tokens (``K.tokenize_text``): ``ids`` per
+    token occurrence, ``doc_tok`` the first token of each document, and the distinct tokens
+    sorted (``buf``/``off``, a token buffer, and ``order``, see ``K.sort_tokens``)."""
+
+    __slots__ = ("ids", "doc_tok", "buf", "off", "order")
+
+    def __init__(self, docs: list[str], lowercase: bool):
+        tables = (_lower_table(), _table("word"), _table("apos"), _table("lower_special"))
+        *tokens, special = K.tokenize_text(*_encode_utf8(docs), tables[0], lowercase,
+                                           *tables[1:])
+        if special:  # context-dependent lowering: Python lowers, the kernel does not
+            *tokens, _ = K.tokenize_text(*_encode_utf8([d.lower() for d in docs]), tables[0],
+                                         False, *tables[1:])
+        buf, tok_off, self.doc_tok = tokens
+        self.ids, pool, pool_off = K.intern_tokens(buf, tok_off)
+        del buf, tok_off  # every token's bytes: freed before the sort
+        self.buf, self.off, self.order = K.sort_tokens(pool, pool_off)
+
+
+def _token_strings(buf: np.ndarray) -> list[str]:
+    """The tokens of a token buffer as str."""
+    return buf.tobytes().decode("utf-8").split(chr(K._SEP))[:-1]
 
 
 def _split(docs: list[str], n_chunks: int) -> list[list[str]]:
@@ -137,6 +158,8 @@ def _split(docs: list[str], n_chunks: int) -> list[list[str]]:
     bounds = [0, *sorted(set(int(c) + 1 for c in cuts if c + 1 < len(docs))), len(docs)]
     return [docs[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
 
+
+_IDENTITY = np.zeros(0, dtype=np.int32)  # ``K.local_columns``: positions are the columns
 
 _PIECE = 1 << 22  # entries moved between two releases of memory (48 MB)
 # Linux's value; Python's mmap module does not name it
@@ -320,7 +343,7 @@ class _NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
     def fit_transform(self, X, y=None):
         """Learn the vocabulary and return the (n_samples, n_features) CSR matrix of ``X``."""
         (min_n, max_n), dtype, n_jobs = self._validate_params()
-        docs = self._prepare(check_texts(X))
+        docs = check_texts(X)
         terms = self._vocabulary_terms()
         if terms is not None:
             self._fit_vocabulary(terms, max_n)
@@ -342,11 +365,8 @@ class _NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self, "n_features_out_")
         (min_n, max_n), dtype, n_jobs = self._validate_params()
-        docs = self._prepare(check_texts(X))
+        docs = check_texts(X)
         return self._finish(self._count_fixed(docs, min_n, max_n, n_jobs), self._fitted_dtype)
-
-    def _prepare(self, docs: list[str]) -> list[str]:
-        return [d.lower() for d in docs] if self.lowercase else docs
 
     def _finish(self, X, dtype):
         if self.binary:
@@ -380,44 +400,47 @@ class _NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
 
     def _count_learn(self, docs, min_n, max_n, n_jobs):
         items = self._prepare_chunks(_split(docs, n_jobs), n_jobs)
-        self._learn_alphabet(items, n_jobs)
-        bits = int(len(self.alphabet_)).bit_length()
+        bits = int(self._learn_alphabet(items, n_jobs)).bit_length()
         if bits * max_n > 63:
             return self._fallback_learn(docs, min_n, max_n, bits)
         self._packed_ = True
         self._bits_ = bits
-        results, entries = self._count_chunks(items, min_n, max_n, bits, n_jobs,
-                                              sort_keys=True)
+        results, entries = self._count_chunks(items, min_n, max_n, bits, n_jobs)
         del items
         n_docs = len(docs)
-        keys, inv = self._merge_keys(results)
+        keys, pos = self._merge_keys(results)
         if keys.shape[0] == 0:
             raise ValueError("empty vocabulary; the documents contain no n-grams of the "
                              "requested lengths")
-        kept = self._prune(results, inv, keys.shape[0], n_docs)
-        col = np.full(keys.shape[0], -1, dtype=np.int32)  # half the cache of int64
-        col[kept] = np.arange(kept.shape[0])
-        self.ngram_keys_ = keys[kept]
-        self.n_features_out_ = int(kept.shape[0])
+
+        def local_columns(col):
+            # per chunk, in its thread: the column of each local id
+            return self._map_parallel(lambda k: K.local_columns(results[k][4], pos[k], col),
+                                      range(len(results)), n_jobs)
+
+        kept = self._prune(results, lambda: local_columns(_IDENTITY), keys.shape[0], n_docs)
+        if kept is None:
+            self.ngram_keys_ = keys
+            maps = local_columns(_IDENTITY)
+        else:
+            col = np.full(keys.shape[0], -1, dtype=np.int32)
+            col[kept] = np.arange(kept.shape[0])
+            self.ngram_keys_ = keys[kept]
+            maps = local_columns(col)
+        self.n_features_out_ = int(self.ngram_keys_.shape[0])
         self._names = None
-        maps = [col[i] for i in inv]
         return self._assemble(results, maps, entries, n_docs, n_jobs)
 
     @staticmethod
     def _merge_keys(results):
-        """The sorted distinct keys of all chunks and, per chunk, the position of each of its
-        local ids in them (chunk results carry their keys' sorting order, ``r[4]``)."""
-        keys = results[0][3][results[0][4]]
+        """The sorted distinct keys of all chunks and, per chunk, the position in them of each
+        of its keys (chunk results carry their keys sorted, ``r[3]``)."""
+        keys = results[0][3]
         pos = [np.arange(keys.shape[0])]
         for r in results[1:]:
-            keys, old, new = K.merge_sorted(keys, r[3][r[4]])
+            keys, old, new = K.merge_sorted(keys, r[3])
             pos = [old[p] for p in pos] + [new]
-        inv = []
-        for r, p in zip(results, pos, strict=True):
-            local = np.empty_like(p)
-            local[r[4]] = p
-            inv.append(local)
-        return keys, inv
+        return keys, pos
 
     def _frequencies(self, results, inv, n_terms):
         """Document frequency and total count of every term, from chunk results."""
@@ -428,15 +451,16 @@ class _NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
             tf += np.bincount(i[r[1]], weights=r[2], minlength=n_terms).astype(np.int64)
         return df, tf
 
-    def _prune(self, results, inv, n_terms, n_docs):
-        """Term positions kept by min_df/max_df/max_features (scikit-learn semantics)."""
+    def _prune(self, results, inverse, n_terms, n_docs):
+        """Term positions kept by min_df/max_df/max_features (scikit-learn semantics), or None
+        if all are. ``inverse()`` gives, per chunk, the term position of each local id."""
         high = self.max_df if isinstance(self.max_df, Integral) else self.max_df * n_docs
         low = self.min_df if isinstance(self.min_df, Integral) else self.min_df * n_docs
         if high < low:
             raise ValueError("max_df corresponds to < documents than min_df")
         if high >= n_docs and low <= 1 and self.max_features is None:
-            return np.arange(n_terms)  # every term occurs in 1 .. n_docs documents
-        df, tf = self._frequencies(results, inv, n_terms)
+            return None  # every term occurs in 1 .. n_docs documents
+        df, tf = self._frequencies(results, inverse(), n_terms)
         mask = (df <= high) & (df >= low)
         if self.max_features is not None and mask.sum() > self.max_features:
             counts = df if self.binary else tf
@@ -459,13 +483,16 @@ class _NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         results, entries = self._count_chunks(items, min_n, max_n, self._bits_, n_jobs)
         del items
         sorted_keys, sorted_cols = self._key_index()
-        maps = []
-        for r in results:
+
+        def local_columns(r):
             pos = np.searchsorted(sorted_keys, r[3])
             pos[pos == sorted_keys.shape[0]] = 0
             hit = sorted_keys.shape[0] > 0
             found = (sorted_keys[pos] == r[3]) if hit else np.zeros(r[3].shape[0], bool)
-            maps.append(np.where(found, sorted_cols[pos] if hit else -1, -1).astype(np.int32))
+            cols = np.where(found, sorted_cols[pos] if hit else -1, -1)
+            return K.local_columns(r[4], cols, _IDENTITY)
+
+        maps = self._map_parallel(local_columns, results, n_jobs)
         return self._assemble(results, maps, entries, len(docs), n_jobs)
 
     def _key_index(self):
@@ -474,13 +501,13 @@ class _NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         valid = keys[order] >= 0  # -1 marks vocabulary terms that can never occur
         return keys[order][valid], order[valid]
 
-    def _count_chunks(self, items, min_n, max_n, bits, n_jobs, sort_keys=False):
+    def _count_chunks(self, items, min_n, max_n, bits, n_jobs):
         """Count every chunk (in parallel) into one ``_Entries``.
 
-        Returns ``([(row_nnz, ids, counts, keys, order), ...], entries)`` with ``ids``/
-        ``counts`` views of the chunk's entries (see ``K.count_segments``) and, with
-        ``sort_keys``, ``order`` the argsort of ``keys`` (sorted in the chunk's thread: numpy
-        sorts without the GIL), else None.
+        Returns ``([(row_nnz, ids, counts, sorted_keys, order), ...], entries)`` with ``ids``/
+        ``counts`` views of the chunk's entries (see ``K.count_segments``), the chunk's keys
+        sorted and ``order`` the local id of each (sorted in the chunk's thread: numpy sorts
+        without the GIL).
         """
         ctx = self._count_context()
         counters = self._map_parallel(lambda it: self._counter(it, ctx, min_n, max_n, bits),
@@ -491,7 +518,8 @@ class _NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         def count(k):
             row_nnz, nnz, keys = counters[k][1](*entries.region(k), entries.at_end(k))
             counters[k] = None
-            return row_nnz, *entries.used(k, nnz), keys, np.argsort(keys) if sort_keys else None
+            order = np.argsort(keys)
+            return row_nnz, *entries.used(k, nnz), keys[order], order
 
         return self._map_parallel(count, range(len(counters)), n_jobs), entries
 
@@ -526,7 +554,10 @@ class _NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         col = {t: i for i, t in enumerate(names)}
         ids = np.array([col[t] for c in counts for t in c], dtype=np.int64)
         vals = np.array([v for c in counts for v in c.values()], dtype=np.int64)
-        kept = self._prune([(None, ids, vals)], [np.arange(len(names))], len(names), len(docs))
+        kept = self._prune([(None, ids, vals)], lambda: [np.arange(len(names))], len(names),
+                           len(docs))
+        if kept is None:
+            kept = np.arange(len(names))
         self._names = np.array([names[i] for i in kept], dtype=object)
         self.ngram_keys_ = np.full(kept.shape[0], -1, dtype=np.int64)
         self.n_features_out_ = int(kept.shape[0])
@@ -627,9 +658,6 @@ class CharNgrams(_NgramCounts):
                          smooth_idf=smooth_idf, sublinear_tf=sublinear_tf, norm=norm,
                          dtype=dtype, n_jobs=n_jobs)
 
-    def _prepare(self, docs):
-        return docs  # lowercasing happens on code points (``_count_context``), in parallel
-
     def _prepare_chunks(self, parts, n_jobs):
         wb = self.analyzer == "char_wb"
         specials = [ord(c) for c in _LOWER_SPECIAL]
@@ -648,6 +676,7 @@ class CharNgrams(_NgramCounts):
         seen = np.flatnonzero(present)
         self.alphabet_ = np.unique(_lower_table()[seen] if self.lowercase else seen).astype(
             np.int32)
+        return self.alphabet_.shape[0]
 
     def _count_context(self):
         """Code point -> symbol id of it (lowercased if ``lowercase``; 0 outside the
@@ -687,7 +716,7 @@ class CharNgrams(_NgramCounts):
                          for row, n in zip(chars, lengths, strict=True)], dtype=object)
 
     def _reference_ngrams(self, doc, min_n, max_n):
-        if self.lowercase:  # ``_prepare`` left it to the code-point table
+        if self.lowercase:  # the kernels lower code points; the reference lowers here
             doc = doc.lower()
         if self.analyzer == "char_wb":
             return R.char_wb_ngrams(doc, min_n, max_n)
@@ -699,8 +728,8 @@ class WordNgrams(_NgramCounts):
     ``CountVectorizer(analyzer="word", token_pattern=TOKEN_PATTERN, ngram_range, lowercase)``.
 
     N-grams join tokens with one space, as scikit-learn does. Parameters and attributes are
-    those of :class:`CharNgrams` (``analyzer`` is always "word"); ``tokens_`` holds the sorted
-    token vocabulary seen at fit.
+    those of :class:`CharNgrams` (``analyzer`` is always "word"), with ``tokens_`` (the
+    sorted token vocabulary, object array of str) in place of ``alphabet_``.
     """
 
     _analyzers = ("word",)
@@ -723,34 +752,38 @@ class WordNgrams(_NgramCounts):
     def _get_param_names(cls):
         return sorted(set(super()._get_param_names()) - {"analyzer"})
 
-    @staticmethod
-    def _chunk_tokens(chunk):
-        starts, ends, doc_tok = K.tokenize_spans(chunk.cps, chunk.doc_off, _table("word"),
-                                                 _table("apos"))
-        tok_ids, first = K.intern_tokens(chunk.cps, starts, ends)
-        strings = [chunk.joined[starts[t]:ends[t]] for t in first.tolist()]
-        return tok_ids, strings, doc_tok
+    @property
+    def tokens_(self) -> np.ndarray:
+        """The sorted token vocabulary seen at fit (object array of str), decoded on first use
+        from the token buffer the kernels work on."""
+        check_is_fitted(self, "n_features_out_")
+        if self._tokens is None:
+            self._tokens = np.array(_token_strings(self._token_buf), dtype=object)
+        return self._tokens
 
     def _prepare_chunks(self, parts, n_jobs):
-        return self._map_parallel(self._chunk_tokens, [_Chunk(p) for p in parts], n_jobs)
+        return self._map_parallel(lambda docs: _Tokens(docs, self.lowercase), parts, n_jobs)
 
-    def _learn_alphabet(self, tokenized, n_jobs):
-        self._set_tokens(sorted(set().union(*(t[1] for t in tokenized))))
+    def _learn_alphabet(self, chunks, n_jobs):
+        buf, off = chunks[0].buf, chunks[0].off
+        for c in chunks[1:]:
+            buf, off, _, _ = K.merge_tokens(buf, off, c.buf, c.off)
+        self._set_tokens(buf, off)
+        return off.shape[0] - 1
 
-    def _set_tokens(self, vocab):
-        self.tokens_ = np.array(vocab, dtype=object)
-        self._token_index = {t: i + 1 for i, t in enumerate(vocab)}
-        self.alphabet_ = self.tokens_
+    def _set_tokens(self, buf, off):
+        self._token_buf = buf
+        self._token_off = off
+        self._tokens = None
 
     def _count_context(self):
-        return self._token_index
+        return self._token_buf, self._token_off
 
-    def _counter(self, tokenized, index, min_n, max_n, bits):
+    def _counter(self, chunk, vocab, min_n, max_n, bits):
         """``(bound, count)``: token symbols, one segment per document, counted by
         ``count(ids, counts, at_end)`` (``K.count_segments``)."""
-        tok_ids, strings, doc_tok = tokenized
-        local = np.array([index.get(s, 0) for s in strings], dtype=np.int32)
-        sym = local[tok_ids] if tok_ids.shape[0] else np.zeros(0, dtype=np.int32)
+        sym = K.token_symbols(*vocab, chunk.buf, chunk.off, chunk.order, chunk.ids)
+        doc_tok = chunk.doc_tok
         doc_seg = np.arange(doc_tok.shape[0], dtype=np.int64)
 
         def count(ids, counts, at_end):
@@ -761,9 +794,14 @@ class WordNgrams(_NgramCounts):
 
     def _fit_vocabulary(self, terms, max_n):
         split = [t.split(" ") for t in terms]
-        self._set_tokens(sorted(set().union(*map(set, split))))
-        self._set_vocabulary(terms, [[self._token_index[w] for w in ws] for ws in split],
-                             len(self.tokens_), max_n)
+        # words the tokeniser cannot produce make terms that never occur (no key)
+        tokens = sorted({w for ws in split for w in ws if _TOKEN.fullmatch(w)})
+        encoded = np.frombuffer("".join(w + chr(K._SEP) for w in tokens).encode("utf-8"),
+                                dtype=np.uint8)
+        self._set_tokens(encoded, np.concatenate([[0], np.flatnonzero(encoded == K._SEP) + 1]))
+        index = {w: i + 1 for i, w in enumerate(tokens)}
+        self._set_vocabulary(terms, [[index[w] for w in ws] if all(w in index for w in ws)
+                                     else [] for ws in split], len(tokens), max_n)
 
     def _decode_names(self):
         min_n, max_n = self.ngram_range
@@ -772,4 +810,4 @@ class WordNgrams(_NgramCounts):
         return np.array([" ".join(toks[row[row > 0]]) for row in codes], dtype=object)
 
     def _reference_ngrams(self, doc, min_n, max_n):
-        return R.word_ngrams(doc, min_n, max_n)
+        return R.word_ngrams(doc.lower() if self.lowercase else doc, min_n, max_n)
