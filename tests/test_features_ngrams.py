@@ -314,6 +314,43 @@ def test_merge_sorted_kernel_matches_reference(a, b, shared):
     assert (union.tolist(), pos_a.tolist(), pos_b.tolist()) == want
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 40), unique=True, max_size=30), st.randoms(use_true_random=False),
+       st.booleans())
+def test_local_columns_kernel_matches_reference(pos, rnd, with_col):
+    """K.local_columns: ``out[order[j]] = col[pos[j]]`` (or ``pos[j]`` with an empty col)."""
+    from stylo.features import _kernels as K
+
+    order = list(range(len(pos)))
+    rnd.shuffle(order)
+    col = [rnd.randint(-1, 99) for _ in range(41)] if with_col else []
+    out = K.local_columns(np.array(order, dtype=np.int64), np.array(pos, dtype=np.int64),
+                          np.array(col, dtype=np.int32))
+    want = [0] * len(pos)
+    for j, local in enumerate(order):
+        want[local] = col[pos[j]] if with_col else pos[j]
+    assert out.tolist() == want
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.text(alphabet=ALPHABET + ["\ud800", "\U0010ffff", "7", "Z"], max_size=30),
+                min_size=1, max_size=5))
+def test_class_counts_kernel_matches_reference(docs):
+    """K.class_counts on UTF-8 (lone surrogates included) == counting each code point's class
+    in Python."""
+    from stylo.features import _kernels as K
+    from stylo.features import ngrams
+    from stylo.features.function_words import CHAR_CLASSES, _class_table
+
+    table = _class_table()
+    got = K.class_counts(*ngrams._encode_utf8(docs), table, len(CHAR_CLASSES))
+    want = np.zeros((len(docs), len(CHAR_CLASSES)), dtype=np.int64)
+    for d, doc in enumerate(docs):
+        for c in doc:
+            want[d, table[ord(c)]] += 1
+    assert (got == want).all()
+
+
 @settings(max_examples=80, deadline=None)
 @given(st.lists(st.text(alphabet=ALPHABET + ["\ud800", "\u212a", "\u023a", "D"], max_size=40),
                 min_size=1, max_size=6),
