@@ -633,6 +633,14 @@ def _token_hash(buf, a, b):
     return np.int64(h >> np.uint64(1))
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _end_token(buf, at, tok_off, t):
+    """End token ``t`` at ``buf[at]`` with ``_SEP``; return the next ``(at, t)``."""
+    buf[at] = _SEP
+    tok_off[t + 1] = at + 1
+    return at + 1, t + 1
+
+
 @numba.njit(cache=True, nogil=True)
 def tokenize_text(text, doc_off, lower, lowercase, is_word, is_apos, is_special):
     """Tokenise UTF-8 documents (``doc_off``: byte offsets).
@@ -662,6 +670,9 @@ def tokenize_text(text, doc_off, lower, lowercase, is_word, is_apos, is_special)
         b = doc_off[d + 1]
         inside = False  # in a token, whose last code point ends at byte i
         while i < b:
+            # decoding and lowering are written out here and after an apostrophe: as one
+            # helper returning (code point or -1, next byte), this loop ran 5x slower (0.54 s
+            # against 0.11 s on 15,000 blog posts)
             c, j = _decode(text, i)
             if lowercase:
                 if is_special[c]:
@@ -672,32 +683,23 @@ def tokenize_text(text, doc_off, lower, lowercase, is_word, is_apos, is_special)
                 inside = True
                 i = j
                 continue
-            if inside:
-                joined = False
-                if is_apos[c] and j < b:
-                    c2, k = _decode(text, j)
-                    if lowercase:
-                        if is_special[c2]:
-                            return buf[:0], tok_off[:1], doc_tok, True
-                        c2 = lower[c2]
-                    if is_word[c2]:
-                        at = _encode(buf, at, c)
-                        at = _encode(buf, at, c2)
-                        i = k
-                        joined = True
-                if joined:
+            if inside and is_apos[c] and j < b:
+                c2, k = _decode(text, j)
+                if lowercase:
+                    if is_special[c2]:
+                        return buf[:0], tok_off[:1], doc_tok, True
+                    c2 = lower[c2]
+                if is_word[c2]:
+                    at = _encode(buf, at, c)
+                    at = _encode(buf, at, c2)
+                    i = k
                     continue
-                buf[at] = _SEP
-                at += 1
-                t += 1
-                tok_off[t] = at
+            if inside:
+                at, t = _end_token(buf, at, tok_off, t)
                 inside = False
             i = j
         if inside:
-            buf[at] = _SEP
-            at += 1
-            t += 1
-            tok_off[t] = at
+            at, t = _end_token(buf, at, tok_off, t)
     doc_tok[n_docs] = t
     return buf[:at], tok_off[:t + 1], doc_tok, False
 
