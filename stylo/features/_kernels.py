@@ -660,7 +660,8 @@ def tokenize_text(text, doc_off, lower, lowercase, is_word, is_apos, is_special)
     # point takes at most twice its bytes. Both arrays are backed only where written
     most = (text.shape[0] + n_docs) // 2 + 1
     buf = np.empty(2 * text.shape[0] + most, dtype=np.uint8)
-    tok_off = np.zeros(most + 1, dtype=np.int64)
+    tok_off = np.empty(most + 1, dtype=np.int64)
+    tok_off[0] = 0
     doc_tok = np.zeros(n_docs + 1, dtype=np.int64)
     t = 0
     at = 0
