@@ -376,6 +376,25 @@ def test_tokenize_text_kernel_matches_reference(docs, lowercase):
     assert chunk.ids.tolist() == [seen.setdefault(t, len(seen)) for t in got]
 
 
+def test_tokens_beyond_initial_tables_and_deep_prefixes():
+    """Thousands of distinct tokens (the interning table and pool grow several times), many
+    sharing 24-byte prefixes (the radix sort recurses three digits deep), some long."""
+    from stylo.features import ngrams
+
+    rng = np.random.default_rng(0)
+    words = [f"prefixprefixprefixprefix{i}" for i in range(3000)] + [f"w{i}" for i in range(3000)]
+    words += ["x" * 5000, "Y" * 40 + "z"]
+    docs = [" ".join(rng.choice(words, size=400)) + " ÉTÉ" for _ in range(30)]
+    chunk = ngrams._Tokens(docs, lowercase=True)
+    want = [R.tokenize(d.lower()) for d in docs]
+    distinct = ngrams._token_strings(chunk.buf)
+    assert distinct == sorted({t for toks in want for t in toks})
+    by_id = [None] * len(distinct)
+    for r, i in enumerate(chunk.order):
+        by_id[i] = distinct[r]
+    assert [by_id[i] for i in chunk.ids] == [t for toks in want for t in toks]
+
+
 def _token_buffer(tokens):
     from stylo.features import _kernels as K
 
