@@ -25,12 +25,15 @@ _HASH_MUL = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: spreads packed k
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _slot(key, mask):
+def _tag(key):
+    """The high 31 bits of ``key``'s mixed hash. In a table of ``2**k`` slots the key's home
+    slot is ``tag >> (31 - k)``; a slot holds ``tag << 32 | id + 1`` (0 = empty), so that
+    rehashing needs no keys and probes of other keys mostly fail without reading ``keys``."""
     h = np.uint64(key)
     h ^= h >> np.uint64(31)
     h *= _HASH_MUL
     h ^= h >> np.uint64(29)
-    return np.int64(h & np.uint64(mask))
+    return np.int64(h >> np.uint64(33))
 
 
 # the intrinsic's name carries the pointer type: opaque ``ptr`` from LLVM 15 (llvmlite 0.44+)
@@ -180,17 +183,17 @@ def _grow(arr, need):
 
 
 @numba.njit(cache=True, nogil=True)
-def _rehash(tab, new_cap):
-    out = np.zeros((new_cap, 2), dtype=np.int64)
+def _rehash(tab, new_cap, shift):
+    """``tab``'s slots in a table of ``new_cap`` slots whose homes are ``tag >> shift``."""
+    out = np.zeros(new_cap, dtype=np.int64)
     mask = new_cap - 1
     for i in range(tab.shape[0]):
-        k = tab[i, 0]
-        if k != 0:
-            h = _slot(k, mask)
-            while out[h, 0] != 0:
+        s = tab[i]
+        if s != 0:
+            h = (s >> 32) >> shift
+            while out[h] != 0:
                 h = (h + 1) & mask
-            out[h, 0] = k
-            out[h, 1] = tab[i, 1]
+            out[h] = s
     return out
 
 
@@ -248,11 +251,19 @@ def _prefix(key, n, bits, max_n):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _probe(tab, key, mask):
-    g = _slot(key, mask)
-    while tab[g, 0] != key and tab[g, 0] != 0:
+def _probe(tab, keys, key, tag, shift, mask):
+    """The slot of ``key`` (tag ``tag``) in ``tab``, or the empty slot where it would go."""
+    g = tag >> shift
+    while True:
+        s = tab[g]
+        if s == 0 or (s >> 32) == tag and keys[(s & 0xFFFFFFFF) - 1] == key:
+            return g
         g = (g + 1) & mask
-    return g
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _slot_id(s):
+    return (s & 0xFFFFFFFF) - 1
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -322,11 +333,12 @@ def _count(text, doc_off, idmap, is_space, space_id, sym, seg_off, doc_seg, from
     Each n-gram gets a chunk-local id (in order of first occurrence). Unigrams and bigrams,
     when ``n * bits <= 22`` for length n, find it in a direct table indexed by their symbols
     (holding ``id + 1``). Longer ones use an open-addressing table (linear probing, exact key
-    comparison, slots ``(key, id)``), but only for the longest n-gram at each position: every
+    comparison), but only for the longest n-gram at each position: every
     hashed id stores the id of its one-shorter prefix (``parent``), so the shorter n-grams at
-    that position follow the chain. The slot of the key ``_PREFETCH_AHEAD`` positions ahead is
-    prefetched, and half as far ahead (the slot now cached) its count and parent, so that
-    cache misses of the large arrays overlap. Counts go to a dense array
+    that position follow the chain. A slot holds a hash tag and the id (8 bytes, see
+    ``_tag``); the key is compared in ``keys`` when the tags agree. The slot of the key
+    ``_PREFETCH_AHEAD`` positions ahead is prefetched, and half as far ahead (the slot now
+    cached) its key, count and parent, so that cache misses of the large arrays overlap. Counts go to a dense array
     indexed by id, whose busy part (frequent n-grams, seen early, have small ids) stays in
     cache.
     """
@@ -339,7 +351,8 @@ def _count(text, doc_off, idmap, is_space, space_id, sym, seg_off, doc_seg, from
     chain_lo = max(min_n, direct_n + 1)  # shortest hashed n-gram
     direct = np.zeros(1 << (bits * direct_n), dtype=np.int32)
     cap = 1 << 16
-    tab = np.zeros((cap, 2), dtype=np.int64)
+    shift = 31 - 16  # a home slot is the top 16 bits of a 31-bit tag
+    tab = np.zeros(cap, dtype=np.int64)
     n_local = 0
     keys = np.empty(cap // 2, dtype=np.int64)
     parent = np.empty(cap // 2, dtype=np.int32)
@@ -376,7 +389,11 @@ def _count(text, doc_off, idmap, is_space, space_id, sym, seg_off, doc_seg, from
         if 2 * (n_local + most) > cap:
             while 2 * (n_local + most) > cap:
                 cap *= 2
-            tab = _rehash(tab, cap)
+                shift -= 1
+            if shift < 0:
+                raise ValueError("more than 2**30 distinct n-grams in one chunk: use more "
+                                 "n_jobs or fewer documents at a time")
+            tab = _rehash(tab, cap, shift)
         if n_local + most > keys.shape[0]:
             keys = _grow(keys, n_local + most)
             parent = _grow(parent, keys.shape[0])
@@ -387,40 +404,49 @@ def _count(text, doc_off, idmap, is_space, space_id, sym, seg_off, doc_seg, from
         n_t = 0
         for u in range(nk):
             if u + _PREFETCH_AHEAD < nk:
-                prefetch(tab, _slot(kb[u + _PREFETCH_AHEAD], mask))
+                prefetch(tab, _tag(kb[u + _PREFETCH_AHEAD]) >> shift)
             ahead = u + _PREFETCH_AHEAD // 2
             if ahead < nk and spans[ahead] & 0xFF > direct_n:
-                # its slot should be in cache by now: fetch its count and parent too
-                h = _probe(tab, kb[ahead], mask)
-                if tab[h, 0] != 0:
-                    prefetch(cnt, tab[h, 1])
-                    prefetch(parent, tab[h, 1])
+                # its slot should be in cache by now: fetch the key, count and parent of the
+                # first slot with its tag (almost always its own)
+                tag = _tag(kb[ahead])
+                g = tag >> shift
+                while tab[g] != 0:
+                    if (tab[g] >> 32) == tag:
+                        prefetch(keys, _slot_id(tab[g]))
+                        prefetch(cnt, _slot_id(tab[g]))
+                        prefetch(parent, _slot_id(tab[g]))
+                        break
+                    g = (g + 1) & mask
             key = kb[u]
             lo = spans[u] >> 8
             n = spans[u] & 0xFF
             if n > direct_n:
-                g = _probe(tab, key, mask)
-                if tab[g, 0] == 0:
+                g = _probe(tab, keys, key, _tag(key), shift, mask)
+                if tab[g] == 0:
                     # new: insert the missing prefixes (down to chain_lo) shortest first, so
                     # that each hashed id can record its parent
                     m = n
-                    while m > chain_lo and tab[_probe(tab, _prefix(key, m - 1, bits, max_n),
-                                                      mask), 0] == 0:
+                    while m > chain_lo:
+                        pk = _prefix(key, m - 1, bits, max_n)
+                        if tab[_probe(tab, keys, pk, _tag(pk), shift, mask)] != 0:
+                            break
                         m -= 1
                     for ln in range(m, n + 1):
                         pk = _prefix(key, ln, bits, max_n)
                         if ln > chain_lo:
-                            par = tab[_probe(tab, _prefix(key, ln - 1, bits, max_n), mask), 1]
+                            qk = _prefix(key, ln - 1, bits, max_n)
+                            par = _slot_id(tab[_probe(tab, keys, qk, _tag(qk), shift, mask)])
                         else:
                             par = -1
-                        h = _probe(tab, pk, mask)
-                        tab[h, 0] = pk
-                        tab[h, 1] = n_local
+                        tag = _tag(pk)
+                        tab[_probe(tab, keys, pk, tag, shift, mask)] = tag << 32 | n_local + 1
                         keys[n_local] = pk
                         parent[n_local] = par
                         n_local += 1
-                    g = _probe(tab, key, mask)  # a prefix may have taken the slot found first
-                i = tab[g, 1]
+                    # a prefix may have taken the slot found first
+                    g = _probe(tab, keys, key, _tag(key), shift, mask)
+                i = _slot_id(tab[g])
                 while True:
                     n_t = _bump(cnt, i, touched, n_t)
                     n -= 1
