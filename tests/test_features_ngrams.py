@@ -115,6 +115,23 @@ def test_very_long_document_and_empty_rows():
     assert X[0].nnz == 0 and X[2].nnz == 0
 
 
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_hash_table_grows_across_documents(n_jobs):
+    """Hundreds of documents of random text: the n-gram table is rehashed several times while
+    it holds entries (char 3-5-grams, word 1-2-grams over thousands of distinct tokens)."""
+    rng = np.random.default_rng(2)
+    docs = ["".join(rng.choice(list("abcdefghij éü😀"), size=500)) for _ in range(400)]
+    cv = CountVectorizer(analyzer="char", ngram_range=(3, 5))
+    ours = CharNgrams((3, 5), n_jobs=n_jobs)
+    assert_same(ours.fit_transform(docs), ours.get_feature_names_out(), cv.fit_transform(docs),
+                cv.get_feature_names_out())
+    assert len(cv.vocabulary_) > 1 << 16
+    cv = CountVectorizer(token_pattern=TOKEN_PATTERN, ngram_range=(1, 2))
+    ours = WordNgrams((1, 2), n_jobs=n_jobs)
+    assert_same(ours.fit_transform(docs), ours.get_feature_names_out(), cv.fit_transform(docs),
+                cv.get_feature_names_out())
+
+
 @pytest.mark.parametrize("params", [dict(min_df=2), dict(max_df=0.5), dict(min_df=0.1, max_df=30),
                                     dict(max_features=50), dict(max_features=7, binary=True),
                                     dict(binary=True)])
