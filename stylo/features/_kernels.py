@@ -338,9 +338,9 @@ def _count(text, doc_off, idmap, is_space, space_id, sym, seg_off, doc_seg, from
     that position follow the chain. A slot holds a hash tag and the id (8 bytes, see
     ``_tag``); the key is compared in ``keys`` when the tags agree. The slot of the key
     ``_PREFETCH_AHEAD`` positions ahead is prefetched, and half as far ahead (the slot now
-    cached) its key, count and parent, so that cache misses of the large arrays overlap. Counts go to a dense array
-    indexed by id, whose busy part (frequent n-grams, seen early, have small ids) stays in
-    cache.
+    cached) its key, count and parent, so that cache misses of the large arrays overlap.
+    Counts go to a dense array indexed by id, whose busy part (frequent n-grams, seen early,
+    have small ids) stays in cache.
     """
     n_docs = doc_off.shape[0] - 1 if from_text else doc_seg.shape[0] - 1
     direct_n = 0  # n-grams up to this length use the direct table (at most 2**22 entries)
