@@ -412,13 +412,6 @@ def test_tokens_beyond_initial_tables_and_deep_prefixes():
     assert [by_id[i] for i in chunk.ids] == [t for toks in want for t in toks]
 
 
-def _token_buffer(tokens):
-    from stylo.features import _kernels as K
-
-    buf = np.frombuffer("".join(t + chr(K._SEP) for t in tokens).encode("utf-8"), np.uint8)
-    return buf, np.concatenate([[0], np.flatnonzero(buf == K._SEP) + 1])
-
-
 # tokens sharing 8- and 16-byte prefixes exercise every digit of the radix sort
 token_lists = st.lists(st.tuples(st.sampled_from(["", "abcdefgh", "abcdefghijklmnop", "é€"]),
                                  st.text(alphabet="aAbé€😀_1", max_size=12))
@@ -432,6 +425,7 @@ def test_sort_merge_and_match_token_kernels_match_reference(a, b, data):
     a dict lookup (1-based, 0 for absent)."""
     from stylo.features import _kernels as K
     from stylo.features import ngrams
+    from stylo.features.ngrams import _token_buffer
 
     buf, off, order = K.sort_tokens(*_token_buffer(a))
     assert ngrams._token_strings(buf) == sorted(a)

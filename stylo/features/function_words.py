@@ -15,7 +15,7 @@ from stylo.features import _kernels as K
 from stylo.features._validation import TextInputMixin
 from stylo.text_input import check_texts
 from stylo.features.ngrams import (_N_CODEPOINTS, CharNgrams, WordNgrams, _encode_utf8, _table,
-                                   _Tokens)
+                                   _tokenize)
 
 __all__ = ["FunctionWords", "function_words", "PUNCTUATION", "CHAR_CLASSES"]
 
@@ -95,7 +95,7 @@ class FunctionWords(TextInputMixin, TransformerMixin, BaseEstimator):
         docs = check_texts(X)
         counter = WordNgrams((1, 1), vocabulary=list(self.words_))
         parts = [counter.fit_transform(docs).astype(np.float64)]
-        parts[0] = _divide_rows(parts[0], np.diff(_Tokens(docs, lowercase=True).doc_tok))
+        parts[0] = _divide_rows(parts[0], np.diff(_tokenize(docs, lowercase=True)[2]))
         lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
         if self.punctuation:
             marks = CharNgrams((1, 1), vocabulary=list(PUNCTUATION), lowercase=False)

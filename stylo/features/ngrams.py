@@ -124,24 +124,35 @@ class _Text:
                                 self.present)
 
 
+def _tokenize(docs: list[str], lowercase: bool):
+    """``K.tokenize_text`` of the documents: ``(buf, tok_off, doc_tok)``."""
+    tables = (_lower_table(), _table("word"), _table("apos"), _table("lower_special"))
+    *tokens, special = K.tokenize_text(*_encode_utf8(docs), tables[0], lowercase, *tables[1:])
+    if special:  # context-dependent lowering: Python lowers, the kernel does not
+        *tokens, _ = K.tokenize_text(*_encode_utf8([d.lower() for d in docs]), tables[0],
+                                     False, *tables[1:])
+    return tokens
+
+
 class _Tokens:
-    """A run of consecutive documents as interned tokens (``K.tokenize_text``): ``ids`` per
-    token occurrence, ``doc_tok`` the first token of each document, and the distinct tokens
-    sorted (``buf``/``off``, a token buffer, and ``order``, see ``K.sort_tokens``)."""
+    """A run of consecutive documents as interned tokens (``_tokenize``): ``ids`` per token
+    occurrence, ``doc_tok`` the first token of each document, and the distinct tokens sorted
+    (``buf``/``off``, a token buffer, and ``order``, see ``K.sort_tokens``)."""
 
     __slots__ = ("ids", "doc_tok", "buf", "off", "order")
 
     def __init__(self, docs: list[str], lowercase: bool):
-        tables = (_lower_table(), _table("word"), _table("apos"), _table("lower_special"))
-        *tokens, special = K.tokenize_text(*_encode_utf8(docs), tables[0], lowercase,
-                                           *tables[1:])
-        if special:  # context-dependent lowering: Python lowers, the kernel does not
-            *tokens, _ = K.tokenize_text(*_encode_utf8([d.lower() for d in docs]), tables[0],
-                                         False, *tables[1:])
-        buf, tok_off, self.doc_tok = tokens
+        buf, tok_off, self.doc_tok = _tokenize(docs, lowercase)
         self.ids, pool, pool_off = K.intern_tokens(buf, tok_off)
         del buf, tok_off  # every token's bytes: freed before the sort
         self.buf, self.off, self.order = K.sort_tokens(pool, pool_off)
+
+
+def _token_buffer(tokens: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """A token buffer ``(buf, off)`` of the tokens (str without ``_SEP``), in their order."""
+    buf = np.frombuffer("".join(t + chr(K._SEP) for t in tokens).encode("utf-8"),
+                        dtype=np.uint8)
+    return buf, np.concatenate([[0], np.flatnonzero(buf == K._SEP) + 1])
 
 
 def _token_strings(buf: np.ndarray) -> list[str]:
@@ -796,9 +807,7 @@ class WordNgrams(_NgramCounts):
         split = [t.split(" ") for t in terms]
         # words the tokeniser cannot produce make terms that never occur (no key)
         tokens = sorted({w for ws in split for w in ws if _TOKEN.fullmatch(w)})
-        encoded = np.frombuffer("".join(w + chr(K._SEP) for w in tokens).encode("utf-8"),
-                                dtype=np.uint8)
-        self._set_tokens(encoded, np.concatenate([[0], np.flatnonzero(encoded == K._SEP) + 1]))
+        self._set_tokens(*_token_buffer(tokens))
         index = {w: i + 1 for i, w in enumerate(tokens)}
         self._set_vocabulary(terms, [[index[w] for w in ws] if all(w in index for w in ws)
                                      else [] for ws in split], len(tokens), max_n)
