@@ -47,12 +47,17 @@ from baselines.base import NO_ANSWER, Verifier, training_pairs
 from baselines.calibration import ScoreCalibrator
 from stylo.corpus import Corpus, PairSet
 from stylo.features import pairwise_minmax
+from stylo.progress import advance
 from stylo.text_input import has_text
 
 __all__ = ["GeneralImpostors"]
 
 
 # -- kernels ---------------------------------------------------------------------------------
+#: problems per kernel call between two progress reports
+_PROGRESS_CHUNK = 2048
+
+
 @numba.njit(cache=True, parallel=True)
 def _masked_sums(indptr, indices, data, mask_t):
     """Sum of each CSR row over each iteration's kept features: (n_rows, n_iter)."""
@@ -291,11 +296,19 @@ class GeneralImpostors(Verifier):
         wins = np.zeros(n_prob)
         # float32 rows: a 10,000-feature mask row stays in L1 cache
         mask = np.ascontiguousarray(mask_t.T, dtype=np.float32)
+        done = 0
         with _threads(self.n_jobs):
             sums = _masked_sums(csr[0], csr[1], csr[2], mask_t)
             for q_rows, t_rows in ((unknown_rows, profile_rows), (profile_rows, unknown_rows)):
                 cand = self._candidates(rows, q_rows, pool_x, own, k)
-                wins += _impostor_wins(*csr, q_rows, t_rows, cand, mask, picks, sums)
+                # problems are independent: the kernel runs on slices so that progress can be
+                # told between them (PAN19 attribution is 36,459 problems)
+                for at in range(0, n_prob, _PROGRESS_CHUNK):
+                    part = slice(at, at + _PROGRESS_CHUNK)
+                    wins[part] += _impostor_wins(*csr, q_rows[part], t_rows[part], cand[part],
+                                                 mask, picks, sums)
+                    done += len(q_rows[part])
+                    advance("impostor problems (both directions)", done, 2 * n_prob)
         return wins / (2.0 * self.n_iter)
 
     def _candidates(self, rows: sp.csr_matrix, q_rows: np.ndarray, pool_x: sp.csr_matrix,

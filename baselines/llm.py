@@ -21,9 +21,11 @@ import pandas as pd
 from sklearn.linear_model import LogisticRegression
 
 from baselines.base import NO_ANSWER, Verifier, training_pairs
-from stylo.llm import default_backend
+from stylo.llm import BackendError, default_backend
+from stylo.llm.backend import ERROR
 from stylo.llm.parse import Parsed, parse_choice, parse_ranking, parse_verdict
 from stylo.llm.prompts import FAMILIES, choose_prompt, rank_prompt, verify_prompt
+from stylo.progress import advance
 
 __all__ = ["PromptedLLM", "LikelihoodVerifier", "ranking_scores"]
 
@@ -95,6 +97,7 @@ class PromptedLLM(Verifier):
                              f"{sorted(FAMILIES)}")
         self.backend_ = self.backend if self.backend is not None else default_backend()
         self.answers_ = []
+        self._answered_any = False
 
     # -- asking ----------------------------------------------------------------------------------
     def _budget(self, task: str, n: int) -> int:
@@ -108,6 +111,12 @@ class PromptedLLM(Verifier):
                      "max_tokens": self._budget(task, n), "temperature": self.temperature,
                      "seed": self.seed} for p, n in zip(prompts, n_candidates, strict=True)]
         done = self.backend_.chat_many(requests)
+        if done and not self._answered_any and all(c.status == ERROR for c in done):
+            # a dead or refusing server: fail the cell instead of recording every one of its
+            # questions as an abstention (each after its retries)
+            raise BackendError(f"every model call failed ({len(done)} of {len(done)}, none "
+                               f"answered before): {done[0].error}")
+        self._answered_any = self._answered_any or any(c.answered for c in done)
         out = []
         for comp, n in zip(done, n_candidates, strict=True):
             if comp.answered:
@@ -199,6 +208,7 @@ class LikelihoodVerifier(Verifier):
             h_a, h_b_given_a = backend.sequence_nll(a, b, self.max_text_tokens)
             h_b, h_a_given_b = backend.sequence_nll(b, a, self.max_text_tokens)
             out[i] = (h_b - h_b_given_a, h_a - h_a_given_b)
+            advance("likelihood pairs", i + 1, len(out))
         return out
 
     def _resolve_backend(self):

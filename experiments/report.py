@@ -4,7 +4,7 @@ The table is long: one row per (cell, group, metric) with columns ``dataset, pro
 method, seed, group, metric, value, n, runtime, key`` (``setting`` is the setting's canonical
 JSON). ``REPORT.md`` has one table per protocol shaped like the papers' (mean ± std over
 groups and seeds; AIDBench protocols in percent), a leaderboard beside the published numbers kept
-in ``data/published/*.csv``, and the list of failed cells with their errors.
+in ``stylo/resources/published/*.csv``, and the list of failed cells with their errors.
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+import stylo
+from experiments.methods import method_label
 from experiments.runner import CellStore
 from stylo.metrics.aggregate import mean_std
 
@@ -25,7 +27,8 @@ __all__ = ["HEADLINE_METRICS", "PUBLISHED_DIR", "collect", "leaderboard", "load_
            "manifest", "replicates", "summarise", "write_report", "write_tables"]
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-PUBLISHED_DIR = REPO_ROOT / "data" / "published"
+# package data of stylo, so a non-editable install finds it too
+PUBLISHED_DIR = Path(stylo.__file__).resolve().parent / "resources" / "published"
 
 _SUMMARY_KEYS = ["dataset", "protocol", "setting", "method", "metric"]
 TABLE_COLUMNS = ["dataset", "protocol", "setting", "method", "seed", "group", "metric", "value",
@@ -59,7 +62,8 @@ def collect(out_dir: str | Path, keys: set[str] | None = None
                                          else {})}
         base = {"dataset": spec["dataset"], "protocol": spec["protocol"],
                 "setting": json.dumps(setting, sort_keys=True),
-                "method": spec["method"], "seed": spec["seed"], "key": rec["key"]}
+                "method": method_label(spec["method"], spec.get("method_options", {})),
+                "seed": spec["seed"], "key": rec["key"]}
         if rec.get("status") != "ok":
             failures.append({**base, "error": rec.get("error", ""),
                              "traceback": rec.get("traceback", "")})
@@ -255,7 +259,8 @@ def write_report(out_dir: str | Path, table: pd.DataFrame, failures: pd.DataFram
     if info.get("skipped"):
         lines += ["## Skipped", "", *[f"- {m}" for m in info["skipped"]], ""]
     lines += ["## Leaderboard beside published numbers", "",
-              "Published rows come from `data/published/*.csv` (source and table per row; "
+              "Published rows come from `stylo/resources/published/*.csv` (source and table "
+              "per row; "
               "`verified`: closed form = recomputed exactly, measured = run on this platform, "
               "quoted = copied from the cited paper as given in the project's issues).", "",
               _leaderboard_markdown(leaderboard(summary, published)), ""]

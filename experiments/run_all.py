@@ -51,8 +51,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="dask.distributed scheduler address; without it a LocalCluster on "
                         "127.0.0.1 is started")
-    p.add_argument("--llm-base-url", default=None, help="OpenAI-compatible server URL")
+    p.add_argument("--llm-base-url", default=None,
+                   help="OpenAI-compatible server URL (e.g. http://127.0.0.1:8080/v1): every "
+                        "language-model method asks it instead of the local model")
     p.add_argument("--llm-model", default=None, help="model name on that server")
+    p.add_argument("--llm-api-key-env", default="OPENAI_API_KEY", metavar="VAR",
+                   help="environment variable holding the server's API key, read at call "
+                        "time and never stored (default OPENAI_API_KEY; unset: no key)")
+    p.add_argument("--llm-timeout", type=float, default=120.0, metavar="SECONDS",
+                   help="seconds to wait for one server response (default 120)")
+    p.add_argument("--llm-max-retries", type=int, default=4, metavar="N",
+                   help="retries of a failed server call before it counts as failed "
+                        "(default 4)")
     p.add_argument("--max-cells", type=int, default=None,
                    help="compute at most this many pending cells, then stop (rerun continues)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -103,8 +113,13 @@ def main(argv: Sequence[str] | None = None, *, protocols: Mapping | None = None,
     loader = _default_loader() if loader is None else loader
     methods = METHODS if methods is None else methods
     maskings = MASKINGS if maskings is None else maskings
+    if bool(args.llm_base_url) != bool(args.llm_model):
+        print("run_all: --llm-base-url and --llm-model go together", file=sys.stderr)
+        return 2
     options = MethodOptions(llm_base_url=args.llm_base_url, llm_model=args.llm_model,
-                            cache_dir=args.cache_dir, n_jobs=1)
+                            llm_api_key_env=args.llm_api_key_env, llm_timeout=args.llm_timeout,
+                            llm_max_retries=args.llm_max_retries, cache_dir=args.cache_dir,
+                            n_jobs=1)
     if args.cache_dir:  # read where the backends are made, in the worker processes
         os.environ["STYLO_LLM_CACHE"] = str(Path(args.cache_dir) / "llm_responses.sqlite")
     if grid is None:

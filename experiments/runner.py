@@ -24,11 +24,14 @@ import io
 import json
 import os
 import platform
+import shutil
 import socket
 import tempfile
 import time
+import threading
 import traceback
 from collections import OrderedDict
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -46,6 +49,7 @@ from experiments.methods import (
     MethodSpec,
     WithParams,
 )
+from stylo.progress import listening
 
 __all__ = ["CellStore", "RunSummary", "execute_cell", "execute_task", "run", "write_atomic"]
 
@@ -54,16 +58,18 @@ SCORE_COLUMNS = ("y_true", "y_score")
 _TRACEBACK_LINES = 25
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that ``path`` is either absent, the old file or complete."""
+def write_atomic(path: Path, data: bytes, durable: bool = True) -> None:
+    """Write ``data`` to ``path`` so that ``path`` is either absent, the old file or complete;
+    ``durable`` also syncs it to disk first (results do; throw-away progress notes need not)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -198,18 +204,48 @@ def _safe_info(info) -> dict:
         return {k: str(v) for k, v in dict(info or {}).items()}
 
 
+def _progress_file(progress_dir: str | None) -> Path | None:
+    return None if progress_dir is None else Path(progress_dir) / f"{os.getpid()}.json"
+
+
+@contextmanager
+def _cell_progress(cell: Cell, progress_dir: str | None):
+    """While the cell runs, the method's :func:`stylo.progress.advance` calls go to this
+    worker's file in ``progress_dir``, which the client's progress bar reads."""
+    path = _progress_file(progress_dir)
+    if path is None:
+        yield
+        return
+    label = f"{cell.method}{'+' + cell.masking if cell.masking else ''} on {cell.dataset}"
+
+    def tell(stage: str, done: int, total: int) -> None:
+        doc = {"cell": label, "stage": stage, "done": done, "total": total}
+        write_atomic(path, json.dumps(doc).encode("utf-8"), durable=False)
+
+    tell("", 0, 0)
+    try:
+        with listening(tell):
+            yield
+    finally:
+        path.unlink(missing_ok=True)
+
+
 def execute_cell(cell: Cell, protocol, factory: Callable, loader: Callable,
-                 options: MethodOptions) -> tuple[dict, pd.DataFrame | None]:
+                 options: MethodOptions, progress_dir: str | None = None
+                 ) -> tuple[dict, pd.DataFrame | None]:
     """Run one cell; never raises for an ordinary error (the record says ``failed``).
 
-    Returns the record (JSON-able dict) and the per-item scores (or None).
+    Returns the record (JSON-able dict) and the per-item scores (or None). With
+    ``progress_dir``, progress inside the cell is written there (see :func:`_cell_progress`).
     """
     started = datetime.now(timezone.utc)
     record = {"key": cell.key, "spec": cell.spec(), "host": socket.gethostname(),
               "pid": os.getpid(), "started": started.isoformat()}
     t0 = time.perf_counter()
     scores = None
+    stack = ExitStack()
     try:
+        stack.enter_context(_cell_progress(cell, progress_dir))
         lkey = (_qualname(loader), cell.task_key[0], cell.task_key[1])
         data = _DATA.get(lkey, lambda: loader(cell.dataset, **dict(cell.load)))
         task = _TASKS.get((_qualname(loader), _qualname(type(protocol)), *cell.task_key),
@@ -226,23 +262,25 @@ def execute_cell(cell: Cell, protocol, factory: Callable, loader: Callable,
         record.update(status="failed", error=f"{type(exc).__name__}: {exc}",
                       traceback="\n".join(tb[-_TRACEBACK_LINES:]),
                       runtime=time.perf_counter() - t0)
+    finally:
+        stack.close()
     record["finished"] = datetime.now(timezone.utc).isoformat()
     return record, scores
 
 
 def execute_task(cells: list[Cell], protocol, factories: list[Callable], loader: Callable,
-                 options: MethodOptions, store_dir: str | None = None
-                 ) -> list[tuple[dict, pd.DataFrame | None]]:
+                 options: MethodOptions, store_dir: str | None = None,
+                 progress_dir: str | None = None) -> list[tuple[dict, pd.DataFrame | None]]:
     """Run the cells of one task in order (the task is sampled once, see ``_TASKS``).
 
     With ``store_dir`` each cell is stored there as soon as it finishes, so an interrupted
     task loses no finished cell; its record then says ``stored`` and its scores are not sent
-    back.
+    back. ``progress_dir``: see :func:`execute_cell`.
     """
     store = CellStore(store_dir) if store_dir is not None else None
     out = []
     for cell, factory in zip(cells, factories, strict=True):
-        record, scores = execute_cell(cell, protocol, factory, loader, options)
+        record, scores = execute_cell(cell, protocol, factory, loader, options, progress_dir)
         if store is not None:
             store.write(record, scores)
             record, scores = {**record, "stored": True}, None
@@ -342,6 +380,10 @@ def run(cells: list[Cell], out_dir: str | Path, *, protocols: Mapping, loader: C
     for c in todo:
         tasks.setdefault(c.task_key, []).append(c)
     store_dir = None if backend == "dask" else str(out_dir)
+    # progress inside cells travels through files, so only workers on this machine report it
+    progress_dir = str(store.dir / ".progress") if progress and store_dir else None
+    if progress_dir:
+        Path(progress_dir).mkdir(exist_ok=True)
     payloads = []
     for group in tasks.values():
         pkey = group[0].task_key[2:4]
@@ -349,25 +391,58 @@ def run(cells: list[Cell], out_dir: str | Path, *, protocols: Mapping, loader: C
             instances[pkey] = configured(protocols, group[0].protocol,
                                          group[0].protocol_params)
         payloads.append((group, instances[pkey], [_factory(c, methods, maskings) for c in group],
-                         loader, options, store_dir))
+                         loader, options, store_dir, progress_dir))
     computed = failed = 0
     if payloads:
         results = (_dask_results(payloads, n_jobs, scheduler) if backend == "dask"
                    else _loky_results(payloads, n_jobs))
         from tqdm.auto import tqdm
         with tqdm(total=len(todo), unit="cell", disable=not progress,
-                  desc="stylo grid") as bar:
+                  desc="stylo grid") as bar, _showing_progress(bar, progress_dir):
             for task_results in results:
                 for record, scores in task_results:
                     if not record.get("stored"):
                         store.write(record, scores)
                     computed += 1
                     failed += record["status"] != "ok"
-                bar.set_postfix(failed=failed, refresh=False)
+                if failed:  # the postfix is the workers' progress, see _showing_progress
+                    bar.set_description_str(f"stylo grid ({failed} failed)", refresh=False)
                 bar.update(len(task_results))
     return RunSummary(total=len(unique), already_done=done_before, computed=computed,
                       failed=failed, not_run=len(pending) - len(todo),
                       seconds=time.perf_counter() - t0)
+
+
+@contextmanager
+def _showing_progress(bar, progress_dir: str | None, every: float = 0.5):
+    """While the block runs, a thread puts what the workers' progress files say (the cell, its
+    stage and counts) into the bar's postfix, so a cell of minutes does not freeze the bar."""
+    if progress_dir is None:
+        yield
+        return
+    stop = threading.Event()
+
+    def poll() -> None:
+        while not stop.wait(every):
+            notes = []
+            for path in sorted(Path(progress_dir).glob("[!.]*.json")):
+                try:
+                    doc = json.loads(path.read_text(encoding="utf-8"))
+                except (OSError, ValueError):  # finished and removed, or being replaced
+                    continue
+                count = f" {doc['stage']} {doc['done']:,}/{doc['total']:,}" if doc["total"] \
+                    else ""
+                notes.append(f"{doc['cell']}{count}")
+            bar.set_postfix_str("; ".join(notes), refresh=True)
+
+    thread = threading.Thread(target=poll, name="stylo-progress", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+        shutil.rmtree(progress_dir, ignore_errors=True)
 
 
 def machine() -> dict:

@@ -51,7 +51,8 @@ def test_429_is_retried_with_backoff_and_retry_after():
 def test_500_until_retries_run_out_is_an_error_not_an_exception(tmp_path):
     with ScriptedServer(default=lambda req: ("status", 500, "boom")) as srv:
         b = make(srv, tmp_path, max_retries=3)
-        out = b.chat(MSG)
+        with pytest.warns(RuntimeWarning, match="recorded as an abstention.*HTTP 500: boom"):
+            out = b.chat(MSG)
     assert out.status == "error" and "HTTP 500" in out.error
     assert len(srv.requests) == 4
     assert b.slept == [0.5, 1.0, 2.0]
@@ -71,7 +72,8 @@ def test_timeout_then_success():
 def test_malformed_body_is_retried_then_recorded(tmp_path):
     with ScriptedServer(default=lambda req: ("raw", b"<html>proxy error")) as srv:
         b = make(srv, tmp_path, max_retries=1)
-        out = b.chat(MSG)
+        with pytest.warns(RuntimeWarning, match="malformed response body"):
+            out = b.chat(MSG)
     assert out.status == "error" and "malformed" in out.error
     assert len(srv.requests) == 2 and b.cache.integrity_ok()
 
@@ -79,7 +81,8 @@ def test_malformed_body_is_retried_then_recorded(tmp_path):
 def test_client_error_is_not_retried():
     with ScriptedServer(default=lambda req: ("status", 401, "bad key")) as srv:
         b = make(srv)
-        out = b.chat(MSG)
+        with pytest.warns(RuntimeWarning, match="HTTP 401: bad key"):
+            out = b.chat(MSG)
     assert out.status == "error" and "401" in out.error and len(srv.requests) == 1
 
 

@@ -107,3 +107,33 @@ def test_all_three_tasks_end_to_end_then_from_cache(server_url, tmp_path):
     np.testing.assert_array_equal(verify, verify2)
     assert choice == choice2
     np.testing.assert_array_equal(ranks, ranks2)
+
+
+def test_run_all_puts_every_llm_cell_on_the_server(server_url, tmp_path, monkeypatch, capsys):
+    """``run_all --llm-base-url --llm-model``: the cells ask the server (its answers fill the
+    response cache), and the rows carry the server's model, not the local one."""
+    import pandas as pd
+
+    from experiments.grid import DatasetSpec, GridSpec
+    from experiments.run_all import main
+    from stylo.datasets import DatasetNotAvailable, load
+    from stylo.llm import ResponseCache
+    try:
+        load("imdb62")
+    except DatasetNotAvailable as exc:
+        pytest.skip(str(exc))
+    monkeypatch.setenv("STYLO_LLM_CACHE", str(tmp_path / "unused.sqlite"))
+    grid = GridSpec(datasets=[DatasetSpec("imdb62")], seeds=[0],
+                    protocols=["aidbench_one_to_two"], methods=["llm-prompt"],
+                    protocol_params={"aidbench_one_to_two": {"n_triplets": 3}})
+    code = main(["--llm-base-url", server_url, "--llm-model", "gemma-3-270m",
+                 "--llm-api-key-env", "", "--out", str(tmp_path / "out"), "--no-progress",
+                 "--no-plots", "--cache-dir", str(tmp_path)], grid=grid)
+    assert code == 0, capsys.readouterr().err
+    cache = ResponseCache(tmp_path / "llm_responses.sqlite")
+    assert len(cache) == 3  # one question a triplet, each answered by the server
+    table = pd.read_csv(tmp_path / "out" / "results.csv")
+    port = server_url.split(":")[2].split("/")[0]
+    assert set(table["method"]) == {f"llm-prompt [gemma-3-270m @ 127.0.0.1:{port}]"}
+    accuracy = table.loc[table["metric"] == "accuracy", "value"]
+    assert len(accuracy) == 1 and accuracy.between(0, 100).all()

@@ -3,7 +3,8 @@
 ``load(name, **options)`` returns a :class:`~stylo.corpus.Corpus` (texts with authors) or a
 :class:`~stylo.corpus.PairSet` (PAN-style verification problems). Data are looked up in
 ``$STYLO_DATA`` (``os.pathsep``-separated), then ``./data/``, then ``../shared/data/``; the
-registry ``data/registry.json`` in the repository gives each dataset's file and checksum.
+registry ``registry.json`` (package data beside this module) gives each dataset's file and
+checksum.
 
 Names: ``blog``, ``enron``, ``federalist``, ``guardian``, ``imdb62``, ``mlpapers``,
 ``pan13_av_en``, ``pan14_av`` (or one corpus: ``pan14_av/en_essays``), ``pan15_av_en``,
@@ -33,7 +34,8 @@ __all__ = ["DataError", "DatasetNotAvailable", "available", "data_roots", "load"
 log = logging.getLogger(__name__)
 
 _REPO_ROOT = Path(__file__).resolve().parents[2]
-_REGISTRY_PATH = _REPO_ROOT / "data" / "registry.json"
+# package data, so a non-editable install finds it as well as a checkout does
+_REGISTRY_PATH = Path(__file__).resolve().with_name("registry.json")
 
 
 class DatasetNotAvailable(DataError, LookupError):

@@ -10,14 +10,17 @@ method can record an abstention and go on.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 
 import pandas as pd
 
 from stylo.llm.cache import ResponseCache, request_key
+from stylo.progress import advance
 
 __all__ = ["BackendError", "ChatBackend", "Completion", "OverWindow"]
 
@@ -76,6 +79,7 @@ class ChatBackend:
         self.context_window = context_window
         self.calls: list[dict] = []
         self._calls_lock = threading.Lock()
+        self._warned: set[str] = set()
 
     # -- what a backend implements -----------------------------------------------------------
     def _call(self, request: dict) -> dict:
@@ -129,6 +133,7 @@ class ChatBackend:
             return self._record(key, Completion(text="", status=OVER_WINDOW, error=str(exc),
                                                 seconds=time.perf_counter() - start))
         except BackendError as exc:
+            self._warn_once(str(exc))
             return self._record(key, Completion(text="", status=ERROR, error=str(exc),
                                                 seconds=time.perf_counter() - start))
         seconds = time.perf_counter() - start
@@ -143,10 +148,18 @@ class ChatBackend:
 
     def chat_many(self, requests: list[dict], max_concurrency: int = 1) -> list[Completion]:
         """``chat(**r)`` for each request dict, ``max_concurrency`` at a time, in order."""
-        if max_concurrency <= 1 or len(requests) <= 1:
-            return [self.chat(**r) for r in requests]
-        with ThreadPoolExecutor(max_workers=max_concurrency) as pool:
-            return list(pool.map(lambda r: self.chat(**r), requests))
+        def answers():
+            if max_concurrency <= 1 or len(requests) <= 1:
+                yield from (self.chat(**r) for r in requests)
+                return
+            with ThreadPoolExecutor(max_workers=max_concurrency) as pool:
+                yield from pool.map(lambda r: self.chat(**r), requests)
+
+        out: list[Completion] = []
+        for answer in answers():
+            out.append(answer)
+            advance("model calls", len(out), len(requests))
+        return out
 
     @property
     def n_backend_calls(self) -> int:
@@ -158,6 +171,16 @@ class ChatBackend:
         cols = ["key", "status", "cached", "prompt_tokens", "completion_tokens", "seconds",
                 "finish_reason", "error"]
         return pd.DataFrame(self.calls, columns=cols)
+
+    def _warn_once(self, error: str) -> None:
+        # one warning per cause, not per call: numbers (ports, counts, seconds) vary
+        cause = re.sub(r"\d+(\.\d+)?", "N", error)
+        with self._calls_lock:
+            if cause in self._warned:
+                return
+            self._warned.add(cause)
+        warnings.warn(f"{self!r}: a model call failed and is recorded as an abstention: "
+                      f"{error}", RuntimeWarning, stacklevel=3)
 
     def _record(self, key: str, out: Completion) -> Completion:
         row = asdict(out)

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from stylo.corpus import Corpus
+from stylo.progress import advance
 from stylo.protocols.base import Protocol, ProtocolError, Task, fit_clone
 
 __all__ = ["Attribution", "CrossDomainAttribution", "UNKNOWN"]
@@ -106,7 +107,9 @@ class CrossDomainAttribution(Protocol):
         est = fit_clone(method, task.train)
         test: Attribution = task.test
         rows = []
-        for prob, group in test.unknown.groupby("problem", sort=True):
+        problems = test.unknown.groupby("problem", sort=True)
+        for done, (prob, group) in enumerate(problems):
+            advance("attribution problems", done, problems.ngroups)
             cands = sorted(test.known[prob])
             scores = est.attribute([test.known[prob][c] for c in cands],
                                    group["text"].tolist())
@@ -126,6 +129,7 @@ class CrossDomainAttribution(Protocol):
                 values = classification.attribution_scores(truth, closed, labels=cands)
             rows += [{"metric": k, "value": float(v), "n": len(group), "group": str(prob)}
                      for k, v in values.items()]
+        advance("attribution problems", problems.ngroups, problems.ngroups)
         table = pd.DataFrame(rows)
         overall = table.groupby("metric", sort=False).agg(value=("value", "mean"),
                                                           n=("n", "sum")).reset_index()
