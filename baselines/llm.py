@@ -180,8 +180,10 @@ class LikelihoodVerifier(Verifier):
 
     Parameters
     ----------
-    backend : stylo.llm.LlamaCpp or None
-        A backend with ``sequence_nll``; None uses the default in-process model.
+    backend : stylo.llm.LlamaCpp, stylo.llm.OpenAICompatible or None
+        A backend with ``sequence_nll`` (a server must return prompt log-probabilities, as
+        llama-cpp-python's server and vLLM do; others fail at ``fit``, saying so); None uses
+        the default in-process model.
     max_text_tokens : int
         Tokens kept from the start of each text.
     n_train_pairs : int
@@ -215,7 +217,8 @@ class LikelihoodVerifier(Verifier):
         backend = self.backend if self.backend is not None else default_backend()
         if not hasattr(backend, "sequence_nll"):
             raise TypeError(f"{type(backend).__name__} cannot score token likelihoods; "
-                            f"use stylo.llm.LlamaCpp")
+                            f"use stylo.llm.LlamaCpp, or OpenAICompatible on a server that "
+                            f"returns prompt log-probabilities")
         return backend
 
     @staticmethod

@@ -139,3 +139,47 @@ def test_run_all_asks_the_hosted_server_and_labels_its_rows(tmp_path, monkeypatc
     table = pd.read_csv(tmp_path / "out" / "results.csv")
     port = srv.url.split(":")[2].split("/")[0]
     assert set(table["method"]) == {f"llm-prompt [m @ 127.0.0.1:{port}]"}
+
+
+def _echo_logprobs(req):
+    """A legacy /completions answer with echo and logprobs: one token a word, log-probability
+    -(word length) / 10, the first token without one (as the API does), one generated token."""
+    if "prompt" not in req:
+        return ("json", chat_body('{"same": true}'))
+    text = req["prompt"]
+    words = [(m.start(), m.group()) for m in __import__("re").finditer(r"\S+\s*", text)]
+    words.append((len(text), "!"))
+    logprobs = [None] + [-len(w.strip()) / 10 for _, w in words[1:]]
+    return ("json", {"choices": [{"text": text + "!", "logprobs": {
+        "tokens": [w for _, w in words], "text_offset": [o for o, _ in words],
+        "token_logprobs": logprobs}}]})
+
+
+def test_likelihoods_from_a_server_cut_texts_and_score_the_second_after_the_first():
+    with ScriptedServer(default=_echo_logprobs) as srv:
+        backend = OpenAICompatible(srv.url, "m", api_key_env="", max_retries=0)
+        h_first, h_second = backend.sequence_nll("aa bbbb cc dddddd", "e ff ggg hhhh", 3)
+        again = backend.sequence_nll("aa bbbb cc dddddd", "e ff ggg hhhh", 3)
+        n_requests = len(srv.requests)
+    # first cut to "aa bbbb cc " (its first token has no log-probability), second "e ff ggg "
+    assert h_first == pytest.approx((0.4 + 0.2) / 2)
+    assert h_second == pytest.approx((0.1 + 0.2 + 0.3) / 3)
+    assert again == (h_first, h_second)
+    # two cuts and the sequence; without a response cache the repeat asks the sequence again,
+    # but its cuts are remembered
+    assert n_requests == 4
+    assert [r["path"] for r in srv.requests] == ["/v1/completions"] * 4
+    assert all(r["json"]["echo"] and r["json"]["logprobs"] == 1 for r in srv.requests)
+
+
+def test_likelihood_verifier_on_a_server_without_logprobs_fails_at_fit():
+    from baselines.llm import LikelihoodVerifier
+    from stylo.corpus import PairSet
+    plain = {"choices": [{"text": "hello", "finish_reason": "stop"}]}
+    pairs = PairSet.from_lists(["a b c", "d e f"], ["a b d", "x y z"], same=[True, False])
+    with ScriptedServer(default=lambda req: ("json", plain)) as srv:
+        backend = OpenAICompatible(srv.url, "m", api_key_env="", max_retries=0)
+        method = LikelihoodVerifier(backend=backend, max_text_tokens=8, n_train_pairs=2)
+        with pytest.raises(BackendError, match="gives no prompt log-probabilities.*"
+                                               "no prompt log-probabilities in the answer"):
+            method.fit(pairs)

@@ -10,6 +10,7 @@ method can record an abstention and go on.
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 import time
@@ -23,6 +24,9 @@ from stylo.llm.cache import ResponseCache, request_key
 from stylo.progress import advance
 
 __all__ = ["BackendError", "ChatBackend", "Completion", "OverWindow"]
+
+#: placed between the two texts of a likelihood sequence (not scored)
+SEPARATOR = "\n\n"
 
 #: statuses of a Completion
 OK, TRUNCATED, ERROR, OVER_WINDOW = "ok", "truncated", "error", "over_window"
@@ -171,6 +175,30 @@ class ChatBackend:
         cols = ["key", "status", "cached", "prompt_tokens", "completion_tokens", "seconds",
                 "finish_reason", "error"]
         return pd.DataFrame(self.calls, columns=cols)
+
+    def _cached_nll(self, request: dict, compute) -> tuple[float, float]:
+        """The pair of mean negative log-likelihoods ``compute()`` returns for ``request`` (a
+        likelihood question), with the number of tokens it read; from the response cache when
+        the same question was answered before, and recorded in ``calls`` either way."""
+        key = request_key(self.kind, self.model_id, request)
+        hit = self.cache.get(key) if self.cache is not None else None
+        if hit is not None:
+            self._record(key, Completion(text=hit["text"], status=OK,
+                                         prompt_tokens=hit["prompt_tokens"],
+                                         seconds=hit["seconds"], cached=True,
+                                         finish_reason="stop"))
+            first, second = json.loads(hit["text"])
+            return first, second
+        start = time.perf_counter()
+        (first, second), n_tokens = compute()
+        seconds = time.perf_counter() - start
+        text = json.dumps([float(first), float(second)])
+        if self.cache is not None:
+            self.cache.put(key, self.kind, self.model_id, request, text, "stop", n_tokens, 0,
+                           seconds)
+        self._record(key, Completion(text=text, status=OK, prompt_tokens=n_tokens,
+                                     seconds=seconds, cached=False, finish_reason="stop"))
+        return float(first), float(second)
 
     def _warn_once(self, error: str) -> None:
         # one warning per cause, not per call: numbers (ports, counts, seconds) vary

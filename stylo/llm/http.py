@@ -17,7 +17,9 @@ import time
 import urllib.error
 import urllib.request
 
-from stylo.llm.backend import BackendError, ChatBackend, OverWindow
+import numpy as np
+
+from stylo.llm.backend import SEPARATOR, BackendError, ChatBackend, OverWindow
 
 __all__ = ["OpenAICompatible"]
 
@@ -96,6 +98,7 @@ class OpenAICompatible(ChatBackend):
         self._schema_format = None if structured == "none" else (
             structured if structured != "auto" else "json_schema")
         self.sleep = time.sleep  # replaceable in tests
+        self._cuts: dict[tuple[str, int], str] = {}
 
     def __repr__(self) -> str:
         return f"OpenAICompatible({self.base_url!r}, model={self.model!r})"
@@ -122,6 +125,61 @@ class OpenAICompatible(ChatBackend):
                     continue
                 raise BackendError(str(exc)) from None
 
+    # -- likelihood ------------------------------------------------------------------------
+    def sequence_nll(self, first: str, second: str, max_text_tokens: int = 256
+                     ) -> tuple[float, float]:
+        """Mean per-token negative log-likelihood (nats) of ``first`` on its own and of
+        ``second`` after ``first``, each cut to its first ``max_text_tokens`` tokens, as
+        :meth:`stylo.llm.LlamaCpp.sequence_nll` gives them, from a server's legacy
+        ``/completions`` with ``echo`` and ``logprobs`` (llama-cpp-python's server, vLLM).
+
+        The texts are cut where the server's tokeniser puts token ``max_text_tokens`` (one
+        echo request a text), then [first, blank line, second] is scored in one request. The
+        API gives the first token no log-probability, so ``first`` is scored from its second
+        token on. Raises BackendError where the server gives no prompt log-probabilities.
+        """
+        request = {"task": "sequence_nll", "first": first, "second": second,
+                   "max_text_tokens": int(max_text_tokens)}
+        return self._cached_nll(request, lambda: self._sequence_nll(first, second,
+                                                                    int(max_text_tokens)))
+
+    def _sequence_nll(self, first: str, second: str, max_text_tokens: int
+                      ) -> tuple[tuple[float, float], int]:
+        a, b = self._cut(first, max_text_tokens), self._cut(second, max_text_tokens)
+        if not a.strip() or not b.strip():
+            raise ValueError("sequence_nll needs two non-empty texts")
+        text = a + SEPARATOR + b
+        lp = self._prompt_logprobs(text)
+        start_b, end = len(a) + len(SEPARATOR), len(text)
+        in_a = [v for o, v in zip(lp["text_offset"], lp["token_logprobs"])
+                if o < len(a) and v is not None]
+        in_b = [v for o, v in zip(lp["text_offset"], lp["token_logprobs"])
+                if start_b <= o < end and v is not None]
+        if not in_a or not in_b:
+            raise BackendError(f"{self!r}: no scored tokens in one of the texts "
+                               f"({len(in_a)} and {len(in_b)})")
+        n_tokens = sum(1 for o in lp["text_offset"] if o < end)
+        return (-float(np.mean(in_a)), -float(np.mean(in_b))), n_tokens
+
+    def _cut(self, text: str, max_tokens: int) -> str:
+        # each text of a pair is cut again for the other direction: ask the server once
+        key = (text, max_tokens)
+        if key not in self._cuts:
+            offsets = [o for o in self._prompt_logprobs(text)["text_offset"] if o < len(text)]
+            self._cuts[key] = text if len(offsets) <= max_tokens else \
+                text[:offsets[max_tokens]]
+        return self._cuts[key]
+
+    def _prompt_logprobs(self, text: str) -> dict:
+        body = {"model": self.model, "prompt": text, "max_tokens": 1, "temperature": 0.0,
+                "echo": True, "logprobs": 1}
+        try:
+            return self._post_with_retries(body, "/completions", _parse_logprobs)
+        except _Refused as exc:
+            raise BackendError(f"{self!r} gives no prompt log-probabilities (legacy "
+                               f"/completions with echo and logprobs, as llama-cpp-python's "
+                               f"server and vLLM answer): {exc}") from None
+
     def _body(self, request: dict, schema: dict | None, form: str | None) -> dict:
         body = {"model": self.model, "messages": request["messages"],
                 "max_tokens": request["max_tokens"], "temperature": request["temperature"],
@@ -134,11 +192,15 @@ class OpenAICompatible(ChatBackend):
             body["response_format"] = {"type": "json_object", "schema": schema}
         return body
 
-    def _post_with_retries(self, body: dict) -> dict:
+    def _post_with_retries(self, body: dict, path: str = "/chat/completions",
+                           parse=None) -> dict:
+        """The server's JSON answer to ``body`` at ``path`` (``parse``d: a malformed answer
+        is retried like a timeout), after retries of transient failures."""
+        parse = parse or _parse_response
         last = None
         for attempt in range(self.max_retries + 1):
             try:
-                return self._post(body)
+                return parse(self._post(body, path))
             except _Transient as exc:
                 last = exc
                 if attempt == self.max_retries:
@@ -149,13 +211,13 @@ class OpenAICompatible(ChatBackend):
                 self.sleep(delay)
         raise BackendError(f"gave up after {self.max_retries + 1} attempts: {last}")
 
-    def _post(self, body: dict) -> dict:
+    def _post(self, body: dict, path: str) -> bytes:
         data = json.dumps(body).encode("utf-8")
         headers = {"Content-Type": "application/json"}
         key = os.environ.get(self.api_key_env, "") if self.api_key_env else ""
         if key:
             headers["Authorization"] = f"Bearer {key}"
-        req = urllib.request.Request(f"{self.base_url}/chat/completions", data=data,
+        req = urllib.request.Request(f"{self.base_url}{path}", data=data,
                                      headers=headers, method="POST")
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as resp:
@@ -174,7 +236,26 @@ class OpenAICompatible(ChatBackend):
             raise _Transient(f"timed out after {self.timeout:g} s ({exc})") from None
         except (urllib.error.URLError, ConnectionError, OSError) as exc:
             raise _Transient(f"connection failed: {exc}") from None
-        return _parse_response(raw)
+        return raw
+
+
+def _parse_logprobs(raw: bytes) -> dict:
+    """Token strings, character offsets and log-probabilities from a legacy ``/completions``
+    body asked with ``echo`` and ``logprobs``; a body without them is a refusal (retrying
+    cannot make a server return what it does not compute)."""
+    try:
+        doc = json.loads(raw.decode("utf-8"))
+        lp = doc["choices"][0]["logprobs"]
+        out = {k: list(lp[k]) for k in ("tokens", "text_offset", "token_logprobs")}
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise _Transient(f"malformed response body ({type(exc).__name__}): "
+                         f"{raw[:120]!r}") from None
+    except (KeyError, IndexError, TypeError) as exc:
+        raise _Refused(200, f"no prompt log-probabilities in the answer "
+                            f"({type(exc).__name__}: {exc}): {raw[:200]!r}") from None
+    if not len(out["tokens"]) == len(out["text_offset"]) == len(out["token_logprobs"]):
+        raise _Refused(200, "tokens, text_offset and token_logprobs differ in length")
+    return out
 
 
 def _read_error_body(exc: urllib.error.HTTPError) -> str:

@@ -14,21 +14,16 @@ to ``PASSIVE`` before it first imports llama-cpp-python, unless the variable is 
 
 from __future__ import annotations
 
-import json
 import os
 import threading
-import time
 from pathlib import Path
 
 import numpy as np
 
-from stylo.llm.backend import BackendError, ChatBackend, Completion, OverWindow
-from stylo.llm.cache import request_key
+from stylo.llm.backend import SEPARATOR, BackendError, ChatBackend, OverWindow
 
 __all__ = ["LlamaCpp", "default_model_path"]
 
-#: separator placed between the two texts of a likelihood sequence (not scored)
-_SEPARATOR = "\n\n"
 
 
 def default_model_path() -> str:
@@ -135,18 +130,16 @@ class LlamaCpp(ChatBackend):
         """
         request = {"task": "sequence_nll", "first": first, "second": second,
                    "max_text_tokens": int(max_text_tokens)}
-        key = request_key(self.kind, self.model_id, request)
-        hit = self.cache.get(key) if self.cache is not None else None
-        if hit is not None:
-            self._record(key, _nll_completion(hit["text"], hit["prompt_tokens"], hit["seconds"],
-                                              cached=True))
-            return tuple(json.loads(hit["text"]))
-        start = time.perf_counter()
+        return self._cached_nll(request, lambda: self._sequence_nll(first, second,
+                                                                    int(max_text_tokens)))
+
+    def _sequence_nll(self, first: str, second: str, max_text_tokens: int
+                      ) -> tuple[tuple[float, float], int]:
         with self._lock:
             llm = self._load()
             a = self._tokens(first)[:max_text_tokens]
             b = self._tokens(second)[:max_text_tokens]
-            sep = self._tokens(_SEPARATOR)
+            sep = self._tokens(SEPARATOR)
             if not a or not b:
                 raise ValueError("sequence_nll needs two non-empty texts")
             tokens = [llm.token_bos()] + a + sep + b
@@ -154,15 +147,7 @@ class LlamaCpp(ChatBackend):
                 raise ValueError(f"{len(tokens)} tokens do not fit n_ctx={self.n_ctx}")
             nll = self._token_nll(llm, tokens)
         # nll[i] is the loss of tokens[i + 1]
-        h_first = float(nll[:len(a)].mean())
-        h_second = float(nll[len(a) + len(sep):].mean())
-        seconds = time.perf_counter() - start
-        text = json.dumps([h_first, h_second])
-        if self.cache is not None:
-            self.cache.put(key, self.kind, self.model_id, request, text, "stop", len(tokens), 0,
-                           seconds)
-        self._record(key, _nll_completion(text, len(tokens), seconds, cached=False))
-        return h_first, h_second
+        return (float(nll[:len(a)].mean()), float(nll[len(a) + len(sep):].mean())), len(tokens)
 
     def _token_nll(self, llm, tokens: list[int]) -> np.ndarray:
         """Loss of each token after the first, shape (len(tokens) - 1,), in nats.
@@ -197,8 +182,3 @@ class LlamaCpp(ChatBackend):
             llm.reset()
             ctx.kv_cache_clear()
         return out
-
-
-def _nll_completion(text: str, n_tokens: int, seconds: float, cached: bool) -> Completion:
-    return Completion(text=text, status="ok", prompt_tokens=n_tokens, seconds=seconds,
-                      cached=cached, finish_reason="stop")
