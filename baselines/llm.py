@@ -181,9 +181,9 @@ class LikelihoodVerifier(Verifier):
     Parameters
     ----------
     backend : stylo.llm.LlamaCpp, stylo.llm.OpenAICompatible or None
-        A backend with ``sequence_nll`` (a server must return prompt log-probabilities, as
-        llama-cpp-python's server and vLLM do; others fail at ``fit``, saying so); None uses
-        the default in-process model.
+        A backend that scores likelihoods (``nll_after``; a server must return prompt
+        log-probabilities, as llama-cpp-python's server and vLLM do; others fail at ``fit``,
+        saying so); None uses the default in-process model.
     max_text_tokens : int
         Tokens kept from the start of each text.
     n_train_pairs : int
@@ -203,19 +203,30 @@ class LikelihoodVerifier(Verifier):
         self.random_state = random_state
 
     def drops(self, texts_a, texts_b) -> np.ndarray:
-        """Cross-entropy drops, shape (n_pairs, 2): columns H(b)-H(b|a) and H(a)-H(a|b)."""
+        """Cross-entropy drops, shape (n_pairs, 2): columns H(b)-H(b|a) and H(a)-H(a|b).
+
+        Pairs that share a text share the model's work on it: every distinct text is read once
+        as the prefix of all the texts paired with it (a ranking's query before each of its
+        candidates, each candidate before the query), see ``nll_after``."""
         backend = getattr(self, "backend_", None) or self._resolve_backend()
-        out = np.empty((len(texts_a), 2))
-        for i, (a, b) in enumerate(zip(texts_a, texts_b, strict=True)):
-            h_a, h_b_given_a = backend.sequence_nll(a, b, self.max_text_tokens)
-            h_b, h_a_given_b = backend.sequence_nll(b, a, self.max_text_tokens)
-            out[i] = (h_b - h_b_given_a, h_a - h_a_given_b)
-            advance("likelihood pairs", i + 1, len(out))
-        return out
+        texts_a, texts_b = list(texts_a), list(texts_b)
+        alone: dict[str, float] = {}
+        after: dict[tuple[str, str], float] = {}  # (first, second) -> H(second | first)
+        followers: dict[str, list[str]] = {}
+        for a, b in zip(texts_a, texts_b, strict=True):
+            for first, second in ((a, b), (b, a)):
+                if second not in followers.setdefault(first, []):
+                    followers[first].append(second)
+        for done, (first, seconds) in enumerate(followers.items(), start=1):
+            alone[first], h = backend.nll_after(first, seconds, self.max_text_tokens)
+            after.update({(first, s): float(v) for s, v in zip(seconds, h, strict=True)})
+            advance("likelihood prefixes", done, len(followers))
+        return np.array([(alone[b] - after[a, b], alone[a] - after[b, a])
+                         for a, b in zip(texts_a, texts_b, strict=True)]).reshape(-1, 2)
 
     def _resolve_backend(self):
         backend = self.backend if self.backend is not None else default_backend()
-        if not hasattr(backend, "sequence_nll"):
+        if not getattr(backend, "scores_likelihoods", False):
             raise TypeError(f"{type(backend).__name__} cannot score token likelihoods; "
                             f"use stylo.llm.LlamaCpp, or OpenAICompatible on a server that "
                             f"returns prompt log-probabilities")

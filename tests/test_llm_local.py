@@ -51,7 +51,9 @@ def test_batched_token_losses_match_the_full_logits_reference(backend):
     llm = backend._load()
     tokens = [llm.token_bos()] + backend._tokens(A + "\n\n" + B)
     assert len(tokens) > backend.nll_batch  # more than one forward pass
-    got = backend._token_nll(llm, tokens)
+    llm.reset()
+    llm._ctx.kv_cache_clear()
+    got, last = backend._decode(llm, tokens, 0)
     ref_llm = Llama(model_path=backend.model_path, n_ctx=256, n_batch=256, logits_all=True,
                     n_threads=2, verbose=False)
     ref_llm.eval(tokens)
@@ -62,6 +64,34 @@ def test_batched_token_losses_match_the_full_logits_reference(backend):
     # KV cache, and llama.cpp's batch-size-dependent quantised kernels move values slightly
     np.testing.assert_allclose(got[:32], ref[:32], rtol=1e-4, atol=1e-4)
     assert np.abs(got - ref).mean() < 0.05 and np.abs(got - ref).max() < 0.5
+    assert last.shape == (llm.n_vocab(),) and np.exp(last).sum() == pytest.approx(1.0)
+
+
+def test_shared_prefix_equals_each_pair_read_in_one_sequence(backend):
+    """nll_after decodes the first text once and each second text after it from the cut-back
+    KV cache. That is exactly decoding [first, blank line] and then the second text on a fresh
+    state, so the cut leaves nothing of the previous second text behind; and it equals one
+    decode of the whole sequence up to llama.cpp's batch-size-dependent quantised kernels
+    (this fixture's 32-token batches split the two differently: ~1e-2 nats)."""
+    llm = backend._load()
+    seconds = [B, A[::-1], "Short one."]
+    h_first, h_seconds, _ = backend._nll_after_impl(A, seconds, 40)
+    a = backend._tokens(A)[:40]
+    prefix = [llm.token_bos()] + a + backend._tokens("\n\n")
+    for second, h in zip(seconds, h_seconds, strict=True):
+        b = backend._tokens(second)[:40]
+        llm.reset()
+        llm._ctx.kv_cache_clear()
+        first_losses, last = backend._decode(llm, prefix, 0)
+        losses, _ = backend._decode(llm, b, len(prefix))
+        assert h_first == first_losses[:len(a)].mean()
+        assert h == (losses.sum() - last[b[0]]) / len(b)
+        llm.reset()
+        llm._ctx.kv_cache_clear()
+        whole, _ = backend._decode(llm, prefix + b, 0)
+        assert h == pytest.approx(whole[len(prefix) - 1:].mean(), abs=0.03)
+    alone = backend._nll_after_impl(A, [seconds[2]], 40)[1]
+    assert alone == [h_seconds[2]]  # a second text's result does not depend on its company
 
 
 def test_reading_a_text_first_makes_its_copy_predictable(backend):

@@ -253,16 +253,19 @@ def test_rag_with_abstaining_llm_keeps_first_stage_order():
 
 
 class _OverlapLM:
-    """sequence_nll stand-in: the second text gets cheaper the more words it shares with the
-    first (what a real model does with repeated vocabulary)."""
+    """nll_after stand-in: a second text gets cheaper the more words it shares with the first
+    (what a real model does with repeated vocabulary)."""
+
+    scores_likelihoods = True
 
     def __init__(self):
         self.seen = []
 
-    def sequence_nll(self, first, second, max_text_tokens):
+    def nll_after(self, first, seconds, max_text_tokens):
         self.seen.append(max_text_tokens)
-        a, b = set(first.split()), set(second.split())
-        return 3.0 + 0.01 * len(first.split()), 3.0 - len(a & b) / max(len(b), 1)
+        a = set(first.split())
+        return 3.0 + 0.01 * len(first.split()), np.array(
+            [3.0 - len(a & set(s.split())) / max(len(s.split()), 1) for s in seconds])
 
 
 def test_likelihood_verifier_uses_both_directions_and_learns():

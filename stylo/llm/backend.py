@@ -18,6 +18,7 @@ import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 
+import numpy as np
 import pandas as pd
 
 from stylo.llm.cache import ResponseCache, request_key
@@ -176,29 +177,65 @@ class ChatBackend:
                 "finish_reason", "error"]
         return pd.DataFrame(self.calls, columns=cols)
 
-    def _cached_nll(self, request: dict, compute) -> tuple[float, float]:
-        """The pair of mean negative log-likelihoods ``compute()`` returns for ``request`` (a
-        likelihood question), with the number of tokens it read; from the response cache when
-        the same question was answered before, and recorded in ``calls`` either way."""
-        key = request_key(self.kind, self.model_id, request)
-        hit = self.cache.get(key) if self.cache is not None else None
-        if hit is not None:
-            self._record(key, Completion(text=hit["text"], status=OK,
-                                         prompt_tokens=hit["prompt_tokens"],
-                                         seconds=hit["seconds"], cached=True,
-                                         finish_reason="stop"))
-            first, second = json.loads(hit["text"])
-            return first, second
-        start = time.perf_counter()
-        (first, second), n_tokens = compute()
-        seconds = time.perf_counter() - start
-        text = json.dumps([float(first), float(second)])
-        if self.cache is not None:
-            self.cache.put(key, self.kind, self.model_id, request, text, "stop", n_tokens, 0,
-                           seconds)
-        self._record(key, Completion(text=text, status=OK, prompt_tokens=n_tokens,
-                                     seconds=seconds, cached=False, finish_reason="stop"))
-        return float(first), float(second)
+    # -- likelihood ----------------------------------------------------------------------------
+    #: whether the backend can score token likelihoods (:meth:`nll_after`)
+    scores_likelihoods: bool = False
+
+    def _nll_after_impl(self, first: str, seconds: list[str], max_text_tokens: int
+                        ) -> tuple[float, list[float], int]:
+        """H(first) and H(second | first) for each second, and the tokens read; see
+        :meth:`nll_after`. Backends that score likelihoods implement this."""
+        raise NotImplementedError(f"{type(self).__name__} cannot score token likelihoods")
+
+    def nll_after(self, first: str, seconds: list[str], max_text_tokens: int = 256
+                  ) -> tuple[float, np.ndarray]:
+        """Mean per-token negative log-likelihood (nats) of ``first`` on its own, and of each
+        text of ``seconds`` read after ``first`` and a blank line, every text cut to its first
+        ``max_text_tokens`` tokens: ``(h_first, h_seconds)``, ``h_seconds`` of shape
+        (len(seconds),).
+
+        One call shares the work on ``first`` among all ``seconds`` (a ranking's query, a
+        candidate's texts). Each (first, second) result is cached on its own, so a pair is
+        never computed twice, whichever call asked for it first."""
+        if not seconds:
+            raise ValueError("nll_after needs at least one text to read after the first")
+        m = int(max_text_tokens)
+        keys = [request_key(self.kind, self.model_id,
+                            {"task": "nll_after", "first": first, "second": s,
+                             "max_text_tokens": m}) for s in seconds]
+        hits = [self.cache.get(k) if self.cache is not None else None for k in keys]
+        h_first, h_seconds = None, np.empty(len(seconds))
+        for i, hit in enumerate(hits):
+            if hit is not None:
+                h_first, h_seconds[i] = json.loads(hit["text"])
+                self._record(keys[i], Completion(text=hit["text"], status=OK,
+                                                 prompt_tokens=hit["prompt_tokens"],
+                                                 seconds=hit["seconds"], cached=True,
+                                                 finish_reason="stop"))
+        missing = [i for i, hit in enumerate(hits) if hit is None]
+        if missing:
+            start = time.perf_counter()
+            h_first, got, n_tokens = self._nll_after_impl(first, [seconds[i] for i in missing],
+                                                          m)
+            seconds_each = (time.perf_counter() - start) / len(missing)
+            for i, h in zip(missing, got, strict=True):
+                h_seconds[i] = h
+                text = json.dumps([float(h_first), float(h)])
+                if self.cache is not None:
+                    self.cache.put(keys[i], self.kind, self.model_id,
+                                   {"task": "nll_after", "first": first, "second": seconds[i],
+                                    "max_text_tokens": m}, text, "stop", n_tokens, 0,
+                                   seconds_each)
+                self._record(keys[i], Completion(text=text, status=OK, prompt_tokens=n_tokens,
+                                                 seconds=seconds_each, cached=False,
+                                                 finish_reason="stop"))
+        return float(h_first), h_seconds
+
+    def sequence_nll(self, first: str, second: str, max_text_tokens: int = 256
+                     ) -> tuple[float, float]:
+        """``(H(first), H(second | first))``: :meth:`nll_after` for one pair."""
+        h_first, (h_second,) = self.nll_after(first, [second], max_text_tokens)
+        return h_first, float(h_second)
 
     def _warn_once(self, error: str) -> None:
         # one warning per cause, not per call: numbers (ports, counts, seconds) vary

@@ -126,40 +126,38 @@ class OpenAICompatible(ChatBackend):
                 raise BackendError(str(exc)) from None
 
     # -- likelihood ------------------------------------------------------------------------
-    def sequence_nll(self, first: str, second: str, max_text_tokens: int = 256
-                     ) -> tuple[float, float]:
-        """Mean per-token negative log-likelihood (nats) of ``first`` on its own and of
-        ``second`` after ``first``, each cut to its first ``max_text_tokens`` tokens, as
-        :meth:`stylo.llm.LlamaCpp.sequence_nll` gives them, from a server's legacy
-        ``/completions`` with ``echo`` and ``logprobs`` (llama-cpp-python's server, vLLM).
+    scores_likelihoods = True
+
+    def _nll_after_impl(self, first: str, seconds: list[str], max_text_tokens: int
+                        ) -> tuple[float, list[float], int]:
+        """From the server's legacy ``/completions`` with ``echo`` and ``logprobs``
+        (llama-cpp-python's server, vLLM; a server that gives no prompt log-probabilities
+        raises BackendError, saying so).
 
         The texts are cut where the server's tokeniser puts token ``max_text_tokens`` (one
-        echo request a text), then [first, blank line, second] is scored in one request. The
-        API gives the first token no log-probability, so ``first`` is scored from its second
-        token on. Raises BackendError where the server gives no prompt log-probabilities.
-        """
-        request = {"task": "sequence_nll", "first": first, "second": second,
-                   "max_text_tokens": int(max_text_tokens)}
-        return self._cached_nll(request, lambda: self._sequence_nll(first, second,
-                                                                    int(max_text_tokens)))
-
-    def _sequence_nll(self, first: str, second: str, max_text_tokens: int
-                      ) -> tuple[tuple[float, float], int]:
-        a, b = self._cut(first, max_text_tokens), self._cut(second, max_text_tokens)
-        if not a.strip() or not b.strip():
-            raise ValueError("sequence_nll needs two non-empty texts")
-        text = a + SEPARATOR + b
-        lp = self._prompt_logprobs(text)
-        start_b, end = len(a) + len(SEPARATOR), len(text)
-        in_a = [v for o, v in zip(lp["text_offset"], lp["token_logprobs"])
-                if o < len(a) and v is not None]
-        in_b = [v for o, v in zip(lp["text_offset"], lp["token_logprobs"])
-                if start_b <= o < end and v is not None]
-        if not in_a or not in_b:
-            raise BackendError(f"{self!r}: no scored tokens in one of the texts "
-                               f"({len(in_a)} and {len(in_b)})")
-        n_tokens = sum(1 for o in lp["text_offset"] if o < end)
-        return (-float(np.mean(in_a)), -float(np.mean(in_b))), n_tokens
+        echo request a text, remembered), then each [first, blank line, second] is scored in
+        one request. The API gives the first token no log-probability, so ``first`` is scored
+        from its second token on."""
+        a = self._cut(first, max_text_tokens)
+        h_first, h_seconds, n_tokens = None, [], 0
+        for second in seconds:
+            b = self._cut(second, max_text_tokens)
+            if not a.strip() or not b.strip():
+                raise ValueError("nll_after needs non-empty texts")
+            text = a + SEPARATOR + b
+            lp = self._prompt_logprobs(text)
+            start_b, end = len(a) + len(SEPARATOR), len(text)
+            in_a = [v for o, v in zip(lp["text_offset"], lp["token_logprobs"])
+                    if o < len(a) and v is not None]
+            in_b = [v for o, v in zip(lp["text_offset"], lp["token_logprobs"])
+                    if start_b <= o < end and v is not None]
+            if not in_a or not in_b:
+                raise BackendError(f"{self!r}: no scored tokens in one of the texts "
+                                   f"({len(in_a)} and {len(in_b)})")
+            h_first = -float(np.mean(in_a))
+            h_seconds.append(-float(np.mean(in_b)))
+            n_tokens += sum(1 for o in lp["text_offset"] if o < end)
+        return h_first, h_seconds, n_tokens
 
     def _cut(self, text: str, max_tokens: int) -> str:
         # each text of a pair is cut again for the other direction: ask the server once

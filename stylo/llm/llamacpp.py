@@ -121,36 +121,45 @@ class LlamaCpp(ChatBackend):
                 "completion_tokens": usage.get("completion_tokens", 0)}
 
     # -- likelihood ------------------------------------------------------------------------------
-    def sequence_nll(self, first: str, second: str, max_text_tokens: int = 256
-                     ) -> tuple[float, float]:
-        """Mean per-token negative log-likelihood (nats) of ``first`` on its own and of
-        ``second`` after ``first``, each cut to its first ``max_text_tokens`` tokens.
+    scores_likelihoods = True
 
-        The sequence is [BOS] first [blank line] second; the separator is not scored.
-        """
-        request = {"task": "sequence_nll", "first": first, "second": second,
-                   "max_text_tokens": int(max_text_tokens)}
-        return self._cached_nll(request, lambda: self._sequence_nll(first, second,
-                                                                    int(max_text_tokens)))
-
-    def _sequence_nll(self, first: str, second: str, max_text_tokens: int
-                      ) -> tuple[tuple[float, float], int]:
+    def _nll_after_impl(self, first: str, seconds: list[str], max_text_tokens: int
+                        ) -> tuple[float, list[float], int]:
+        """The sequence [BOS] first [blank line] is decoded once; each second text is decoded
+        after it from that state (the KV cache cut back to the prefix), so the prefix costs
+        once per call, not once per second text. The separator is not scored."""
         with self._lock:
             llm = self._load()
             a = self._tokens(first)[:max_text_tokens]
-            b = self._tokens(second)[:max_text_tokens]
             sep = self._tokens(SEPARATOR)
-            if not a or not b:
-                raise ValueError("sequence_nll needs two non-empty texts")
-            tokens = [llm.token_bos()] + a + sep + b
-            if len(tokens) > self.n_ctx:
-                raise ValueError(f"{len(tokens)} tokens do not fit n_ctx={self.n_ctx}")
-            nll = self._token_nll(llm, tokens)
-        # nll[i] is the loss of tokens[i + 1]
-        return (float(nll[:len(a)].mean()), float(nll[len(a) + len(sep):].mean())), len(tokens)
+            bs = [self._tokens(s)[:max_text_tokens] for s in seconds]
+            if not a or not all(bs):
+                raise ValueError("nll_after needs non-empty texts")
+            prefix = [llm.token_bos()] + a + sep
+            longest = len(prefix) + max(map(len, bs))
+            if longest > self.n_ctx:
+                raise ValueError(f"{longest} tokens do not fit n_ctx={self.n_ctx}")
+            llm.reset()
+            llm._ctx.kv_cache_clear()
+            try:
+                losses, last = self._decode(llm, prefix, 0)
+                h_first = float(losses[:len(a)].mean())
+                h_seconds = []
+                for b in bs:
+                    llm._ctx.kv_cache_seq_rm(0, len(prefix), -1)
+                    losses, _ = self._decode(llm, b, len(prefix))
+                    # the prefix's last position predicts the second text's first token
+                    h_seconds.append(float((losses.sum() - last[b[0]]) / len(b)))
+            finally:
+                llm.reset()
+                llm._ctx.kv_cache_clear()
+        return h_first, h_seconds, len(prefix) + sum(map(len, bs))
 
-    def _token_nll(self, llm, tokens: list[int]) -> np.ndarray:
-        """Loss of each token after the first, shape (len(tokens) - 1,), in nats.
+    def _decode(self, llm, tokens: list[int], n_past: int) -> tuple[np.ndarray, np.ndarray]:
+        """Decode ``tokens`` at positions ``n_past``, ``n_past + 1``, ... (the KV cache holds
+        the positions before). Returns the loss in nats of each token after the first given
+        everything before it, shape (len(tokens) - 1,), and the log-probabilities the last
+        position gives the next token, shape (n_vocab,).
 
         Decodes ``nll_batch`` tokens at a time asking for every position's logits, so memory
         stays at nll_batch x vocabulary floats (Gemma's vocabulary has 262k entries, which
@@ -158,27 +167,21 @@ class LlamaCpp(ChatBackend):
         """
         n_vocab = llm.n_vocab()
         ctx, batch = llm._ctx, llm._batch  # llama-cpp-python exposes no public per-batch API
-        llm.reset()
-        ctx.kv_cache_clear()
         out = np.empty(len(tokens) - 1)
         # equal chunks: llama.cpp switches matmul kernels for very small batches, so a tiny
         # last chunk would score its tokens with slightly different numerics
         n_chunks = -(-len(tokens) // min(self.nll_batch, llm.n_batch))
         step = -(-len(tokens) // n_chunks)
-        try:
-            for start in range(0, len(tokens), step):
-                chunk = tokens[start:start + step]
-                batch.set_batch(chunk, n_past=start, logits_all=True)
-                ctx.decode(batch)
-                logits = np.ctypeslib.as_array(ctx.get_logits(), shape=(len(chunk), n_vocab))
-                mx = logits.max(axis=1)
-                lse = mx + np.log(np.exp(logits - mx[:, None]).sum(axis=1, dtype=np.float64))
-                # position p predicts token p + 1
-                for j in range(len(chunk)):
-                    p = start + j
-                    if p + 1 < len(tokens):
-                        out[p] = lse[j] - logits[j, tokens[p + 1]]
-        finally:
-            llm.reset()
-            ctx.kv_cache_clear()
-        return out
+        for start in range(0, len(tokens), step):
+            chunk = tokens[start:start + step]
+            batch.set_batch(chunk, n_past=n_past + start, logits_all=True)
+            ctx.decode(batch)
+            logits = np.ctypeslib.as_array(ctx.get_logits(), shape=(len(chunk), n_vocab))
+            mx = logits.max(axis=1)
+            lse = mx + np.log(np.exp(logits - mx[:, None]).sum(axis=1, dtype=np.float64))
+            # position p predicts token p + 1
+            for j in range(len(chunk)):
+                p = start + j
+                if p + 1 < len(tokens):
+                    out[p] = lse[j] - logits[j, tokens[p + 1]]
+        return out, logits[-1] - lse[-1]
