@@ -207,19 +207,28 @@ _ONE_SEED = ["pan_verification", "cdaa_attribution", "aidbench_one_to_many"]
 _MLPAPERS_2 = {"n_authors": 2, "first_author": True}
 #: attribution-only methods run where a protocol attributes among candidates
 _ATTRIBUTION = KindScope({"cdaa_attribution": ["pan18_cdaa", "pan19_cdaa"]})
-#: embedding and local-LLM rows (Gemma 3 270M on 2 cores: ~5-15 s a triplet, ~3-13 s a
-#: likelihood pair): AIDBench's one-to-two on IMDb62 and one-to-many on the research papers,
-#: first seed, sized so that they add minutes, not hours, to the reference run
+_MLPAPERS_5 = {"n_authors": 5, "first_author": True}
+_ONE_TO_TWO_CORPORA = ["imdb62", "enron", "blog", "guardian"]
+#: embedding and local-LLM rows run on the classical rows' own tasks (first seed: 200
+#: one-to-two triplets; one-to-many's 10 groups x 3 repeats), on as many corpora as keep the
+#: local model (Gemma 3 270M on 2 cores) near an hour: the likelihood verifier, which carries
+#: signal, on every one-to-two corpus and the research papers with 2 and 5 first authors; the
+#: prompted judge on every one-to-two corpus and 2 first authors; both orders (for the
+#: position-bias figures) and RAG on one corpus each
 _KIND_SCOPES = {
     "attribution": _ATTRIBUTION,
-    "embedding": KindScope({"aidbench_one_to_two": ["imdb62", "enron", "blog"],
+    "embedding": KindScope({"aidbench_one_to_two": _ONE_TO_TWO_CORPORA,
                             "aidbench_one_to_many": ["mlpapers"]}, n_seeds=1,
-                           settings={"aidbench_one_to_many": [
-                               _MLPAPERS_2, {"n_authors": 5, "first_author": True}]}),
-    "llm": KindScope({"aidbench_one_to_two": ["imdb62"], "aidbench_one_to_many": ["mlpapers"]},
-                     n_seeds=1, settings={"aidbench_one_to_many": [_MLPAPERS_2]},
-                     protocol_params={"aidbench_one_to_two": {"n_triplets": 20},
-                                      "aidbench_one_to_many": {"n_groups": 2, "n_repeats": 1}}),
+                           settings={"aidbench_one_to_many": [_MLPAPERS_2, _MLPAPERS_5]}),
+    "llm": KindScope({"aidbench_one_to_two": _ONE_TO_TWO_CORPORA,
+                      "aidbench_one_to_many": ["mlpapers"]}, n_seeds=1,
+                     settings={"aidbench_one_to_many": [_MLPAPERS_2]}),
+    "llm-likelihood": KindScope({"aidbench_one_to_two": _ONE_TO_TWO_CORPORA,
+                                 "aidbench_one_to_many": ["mlpapers"]}, n_seeds=1,
+                                settings={"aidbench_one_to_many": [_MLPAPERS_2, _MLPAPERS_5]}),
+    "llm-prompt-both-orders": KindScope({"aidbench_one_to_two": ["imdb62"]}, n_seeds=1),
+    "rag-embedding-llm": KindScope({"aidbench_one_to_many": ["mlpapers"]}, n_seeds=1,
+                                   settings={"aidbench_one_to_many": [_MLPAPERS_2]}),
 }
 #: the likelihood verifier's forward passes are most of a quick run's model time: 6 training
 #: pairs and 64 tokens a text (the reference grid: the registry's 50 pairs, 128 tokens)
@@ -278,6 +287,11 @@ def _settings(protocol, data, grid: GridSpec) -> list[dict]:
     return settings
 
 
+def _scope(grid: GridSpec, method: str, methods: Mapping[str, MethodSpec]) -> KindScope | None:
+    """The scope a method runs in: its own, else its kind's, else None (everywhere)."""
+    return grid.kind_scopes.get(method, grid.kind_scopes.get(methods[method].kind))
+
+
 def _protocol_cells(grid: GridSpec, ds: DatasetSpec, data, pname: str, params: dict,
                     method_names: list[str], protocols: Mapping,
                     methods: Mapping[str, MethodSpec], options: MethodOptions,
@@ -294,7 +308,7 @@ def _protocol_cells(grid: GridSpec, ds: DatasetSpec, data, pname: str, params: d
     for setting in settings:
         for s_index, seed in enumerate(seeds):
             for m in method_names:
-                scope = grid.kind_scopes.get(methods[m].kind)
+                scope = _scope(grid, m, methods)
                 if scope is not None and not scope.admits(pname, ds.name, setting, s_index):
                     continue
                 masks = [None, *grid.maskings] if masked and (
@@ -349,7 +363,7 @@ def expand(grid: GridSpec, protocols: Mapping, loader: Callable, *,
             # methods whose kind scope sizes this protocol its own way get their own tasks
             variants: dict[str, list[str]] = {}
             for m in method_names:
-                scope = grid.kind_scopes.get(methods[m].kind)
+                scope = _scope(grid, m, methods)
                 params = scope.protocol_params[pname] if scope is not None and \
                     pname in scope.protocol_params else grid.protocol_params.get(pname, {})
                 variants.setdefault(json.dumps(normalise(params), sort_keys=True), []).append(m)

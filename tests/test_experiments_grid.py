@@ -183,3 +183,14 @@ def test_attribution_methods_run_only_on_cross_domain_attribution():
     full = full_grid()
     assert "pan19_cdaa" in full.protocol_datasets["cdaa_attribution"]
     assert METHODS["svm-attribution"].kind == "attribution"
+
+
+def test_a_method_scope_wins_over_its_kind_scope():
+    methods = {"random": MethodSpec(lambda seed, o: RandomGuess(seed), kind="llm"),
+               "other": MethodSpec(lambda seed, o: RandomGuess(seed), kind="llm")}
+    grid = GridSpec(datasets=[DatasetSpec("d1"), DatasetSpec("d2")], seeds=[0, 1],
+                    kind_scopes={"llm": KindScope({"toy_verification": ["d1"]}, n_seeds=1),
+                                 "other": KindScope({"toy_verification": ["d2"]})})
+    cells = expand(grid, PROTOCOLS, toy_loader, methods=methods).cells
+    assert {(c.method, c.dataset, c.seed) for c in cells} == {
+        ("random", "d1", 0), ("other", "d2", 0), ("other", "d2", 1)}

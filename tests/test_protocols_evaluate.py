@@ -69,8 +69,11 @@ def test_one_to_one_oracle_and_random():
 def test_one_to_two_oracle():
     task = OneToTwo().sample(corpus(), {"cross_topic": True}, seed=0)
     table = OneToTwo().evaluate(AuthorOracle(), task)
-    assert values(table) == {"accuracy": 1.0, "tie_rate": 0.0}
-    assert table["n"].tolist() == [200, 200]
+    # the oracle names the first slot exactly where the truth is
+    first = 1 - task.info["answer_in_slot_b"] / 200
+    assert values(table) == {"accuracy": 1.0, "tie_rate": 0.0, "first_slot_rate": first}
+    assert 0.4 < first < 0.6
+    assert table["n"].tolist() == [200, 200, 200]
 
 
 class _Undecided(Verifier):
@@ -86,7 +89,29 @@ def test_one_to_two_ties_count_half_and_are_reported():
     task = OneToTwo(n_triplets=40).sample(corpus(), {"cross_topic": False}, seed=1)
     table = OneToTwo().evaluate(_Undecided(), task)
     # slot 0 is the truth in about half the triplets; a tie must not be read as "slot 0"
-    assert values(table) == {"accuracy": 0.5, "tie_rate": 1.0}
+    assert values(table) == {"accuracy": 0.5, "tie_rate": 1.0, "first_slot_rate": 0.0}
+
+
+class _FirstSlot(Verifier):
+    """Prefers whichever candidate comes first: a pure position bias."""
+
+    requires_fit = False
+
+    def _rank_impl(self, query, candidates):
+        return np.linspace(1.0, 0.5, len(candidates))
+
+
+def test_position_bias_is_measured_not_hidden_in_accuracy():
+    task = OneToTwo(n_triplets=40).sample(corpus(), {"cross_topic": False}, seed=1)
+    r = values(OneToTwo().evaluate(_FirstSlot(), task))
+    assert r["first_slot_rate"] == 1.0 and r["tie_rate"] == 0.0
+    assert r["accuracy"] == 1 - task.info["answer_in_slot_b"] / 40
+    c = corpus(n_authors=6, n_topics=3, per_cell=4)
+    many = OneToMany()
+    r = values(many.evaluate(_FirstSlot(), many.sample(c, {"n_authors": 5}, seed=0)))
+    assert r["first_slot_top"] == 1.0
+    assert values(many.evaluate(AuthorOracle(), many.sample(c, {"n_authors": 5}, seed=0))
+                  )["first_slot_top"] < 0.5
 
 
 def test_one_to_many_oracle_groups_and_rag():

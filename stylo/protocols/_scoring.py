@@ -50,7 +50,10 @@ def choice_table(answer, scores, group="all") -> pd.DataFrame:
     ``answer[i]``: slot (0/1) of the true candidate; ``scores[i]``: the method's two scores.
     The higher score is the choice; equal scores (an abstention, e.g. an LLM answering the same
     in both text orders) count one half, the expectation of a coin flip, as ties do in the
-    ranking metrics. ``tie_rate`` says how many there were.
+    ranking metrics. ``tie_rate`` says how many there were; ``first_slot_rate`` is the share
+    of choices that name the first slot, whatever the truth: the protocol puts the true
+    candidate there half the time, so a method that always answers "the first" (a position
+    bias small language models often have) shows 1.0 there while its accuracy looks like 0.5.
     """
     answer = np.asarray(answer, dtype=np.int64)
     s = np.asarray(scores, dtype=np.float64).reshape(len(answer), 2)
@@ -59,13 +62,17 @@ def choice_table(answer, scores, group="all") -> pd.DataFrame:
     credit = np.where(true > other, 1.0, np.where(true < other, 0.0, 0.5))
     n = len(answer)
     return pd.DataFrame(_rows({"accuracy": float(credit.mean()) if n else 0.0,
-                               "tie_rate": float(np.mean(true == other)) if n else 0.0},
-                              n, group))
+                               "tie_rate": float(np.mean(true == other)) if n else 0.0,
+                               "first_slot_rate": float(np.mean(s[:, 0] > s[:, 1])) if n
+                               else 0.0}, n, group))
 
 
 def ranking_table(scores: list[np.ndarray], relevant: list[np.ndarray], groups: np.ndarray,
                   ks=(1, 3, 5)) -> pd.DataFrame:
-    """rank@k, precision@k and mrr (ties at their exact expectation) per group and overall.
+    """rank@k, precision@k and mrr (ties at their exact expectation) per group and overall,
+    and ``first_slot_top``: the share of queries whose single top-scored candidate is the first
+    one listed (position bias: the protocol's candidate order is random, so an unbiased method
+    gives about 1 / candidates).
 
     ``scores[i]``, ``relevant[i]``: candidate scores (higher = ranked first) and relevance of
     query ``i``; ``groups[i]``: its group (repeat) id. Values are means over the queries.
@@ -77,6 +84,8 @@ def ranking_table(scores: list[np.ndarray], relevant: list[np.ndarray], groups: 
     per_query.update({f"precision@{k}": ranking.per_query(ranking.precision_at_k, scores,
                                                           relevant, k=k) for k in ks})
     per_query["mrr"] = ranking.per_query(ranking.mrr, scores, relevant)
+    per_query["first_slot_top"] = np.array(
+        [float(len(s) > 1 and s[0] > np.max(s[1:])) for s in map(np.asarray, scores)])
     groups = np.asarray(groups)
     rows = []
     for g in [*sorted(set(groups.tolist())), "all"]:
