@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from sklearn.metrics.pairwise import cosine_similarity, manhattan_distances
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from stylo.features import _reference as R
 from stylo.features.distances import (
@@ -104,6 +105,32 @@ def test_delta_scaler_orders_by_frequency_and_validates():
         s.transform(M[:, :2])
     with pytest.raises(ValueError, match="kind"):
         pairwise_delta(s.transform(M), s.transform(M), kind="manhattan")
+
+
+# every check applies (DeltaScaler is tagged positive_only and sparse): none is expected to fail
+@parametrize_with_checks([DeltaScaler(), DeltaScaler(max_features=3, ddof=0)])
+def test_delta_scaler_passes_sklearn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+def test_delta_scaler_validates_like_sklearn_and_names_its_columns():
+    import pandas as pd
+
+    M = pd.DataFrame([[1, 5, 0], [0, 7, 1], [2, 4, 1]], columns=["of", "the", "and"])
+    s = DeltaScaler(max_features=2).set_output(transform="pandas").fit(M)
+    Z = s.transform(M)
+    assert list(Z.columns) == ["the", "of"]  # most frequent first
+    np.testing.assert_array_equal(Z.to_numpy(), DeltaScaler(max_features=2).fit(M.to_numpy())
+                                  .transform(M.to_numpy()))
+    assert list(DeltaScaler().fit(M.to_numpy()).get_feature_names_out()) == ["x1", "x0", "x2"]
+    with pytest.raises(ValueError, match="Negative values"):
+        DeltaScaler().fit(-M)
+    with pytest.raises(ValueError, match="1 sample"):
+        DeltaScaler().fit(M[:1])
+    with pytest.raises(ValueError, match="NaN"):
+        DeltaScaler().fit(M.astype(float).where(M > 0))
+    with pytest.raises(ValueError, match="3 features"):
+        DeltaScaler().fit(M.to_numpy()).transform(sp.csr_matrix(M.to_numpy()[:, :2]))
 
 
 def test_pairwise_cosine_dense_and_sparse_parts_match_sklearn():

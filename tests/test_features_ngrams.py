@@ -81,6 +81,42 @@ def test_word_ngrams_equal_countvectorizer_and_reference(docs, rng, lowercase):
     assert (ours.transform(new) != cv.transform(new)).nnz == 0
 
 
+long_texts = st.lists(st.text(alphabet=ALPHABET, max_size=150), min_size=1, max_size=4)
+
+
+@FAST
+@given(docs=long_texts, rng=ranges, analyzer=st.sampled_from(["char", "char_wb", "word"]),
+       lowercase=st.booleans(), piece=st.integers(1, 9), n_jobs=st.sampled_from([1, 2]))
+def test_documents_counted_in_pieces_equal_countvectorizer_and_reference(
+        docs, rng, analyzer, lowercase, piece, n_jobs):
+    """Documents counted a few symbols at a time (ngrams._DOC_PIECE; from text at least
+    2 * max_n + 2 symbols): n-grams across piece boundaries, whitespace runs and words cut by
+    them are counted once, as by CountVectorizer and the reference; also in transform."""
+    from unittest import mock
+
+    from stylo.features import ngrams
+
+    if analyzer == "word":
+        rng = (min(rng[0], 3), min(rng[1], 3))
+        cv = CountVectorizer(token_pattern=TOKEN_PATTERN, ngram_range=rng, lowercase=lowercase)
+        ours = WordNgrams(rng, lowercase=lowercase, n_jobs=n_jobs)
+    else:
+        cv = CountVectorizer(analyzer=analyzer, ngram_range=rng, lowercase=lowercase)
+        ours = CharNgrams(rng, analyzer=analyzer, lowercase=lowercase, n_jobs=n_jobs)
+    expected, err = sklearn_or_error(cv, docs)
+    with mock.patch.object(ngrams, "_DOC_PIECE", piece):
+        if err is not None:
+            with pytest.raises(ValueError, match="empty vocabulary"):
+                ours.fit_transform(docs)
+            return
+        X = ours.fit_transform(docs)
+        new = [d[::-1] + " zq😀 unseen" for d in docs]
+        assert (ours.transform(new) != cv.transform(new)).nnz == 0
+    assert_same(X, ours.get_feature_names_out(), expected, cv.get_feature_names_out())
+    dense, names = R.count_matrix([d.lower() if lowercase else d for d in docs], analyzer, *rng)
+    assert names == list(ours.get_feature_names_out()) and np.array_equal(X.toarray(), dense)
+
+
 def test_tokeniser_is_documented_pattern():
     assert R.tokenize("I don't  know o'clock 'tis x' _a1 é́") == \
         ["I", "don't", "know", "o'clock", "tis", "x", "_a1", "é"]  # U+0301 is not \w
@@ -104,15 +140,29 @@ def test_n_jobs_gives_identical_matrix(analyzer):
     assert (w1.fit_transform(docs) != w2.fit_transform(docs)).nnz == 0
 
 
-def test_very_long_document_and_empty_rows():
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_very_long_document_and_empty_rows(n_jobs):
+    """Long documents counted whole and in pieces of ngrams._DOC_PIECE = 4096 symbols."""
+    from unittest import mock
+
+    from stylo.features import ngrams
+
     rng = np.random.default_rng(1)
     long_doc = "".join(rng.choice(ALPHABET, size=30_000))
-    docs = ["", long_doc, "", "ab"]
-    cv = CountVectorizer(analyzer="char", ngram_range=(2, 5))
-    X = CharNgrams((2, 5)).fit_transform(docs)
-    assert_same(X, CharNgrams((2, 5)).fit(docs).get_feature_names_out(),
-                cv.fit_transform(docs), cv.get_feature_names_out())
-    assert X[0].nnz == 0 and X[2].nnz == 0
+    words = " ".join(rng.choice(["the", "a", "Über", "😀", "x", "don't"], size=20_000))
+    cases = [(CharNgrams((2, 5), analyzer=a, n_jobs=n_jobs),
+              CountVectorizer(analyzer=a, ngram_range=(2, 5)), ["", long_doc, "", "ab"])
+             for a in ("char", "char_wb")]
+    cases.append((WordNgrams((1, 3), n_jobs=n_jobs),
+                  CountVectorizer(token_pattern=TOKEN_PATTERN, ngram_range=(1, 3)),
+                  ["", words, "a b"]))
+    for ours, cv, docs in cases:
+        expected = cv.fit_transform(docs)
+        for piece in (ngrams._DOC_PIECE, 4096):
+            with mock.patch.object(ngrams, "_DOC_PIECE", piece):
+                X = ours.fit_transform(docs)
+            assert_same(X, ours.get_feature_names_out(), expected, cv.get_feature_names_out())
+            assert X[0].nnz == 0
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
@@ -445,10 +495,11 @@ def test_sort_merge_and_match_token_kernels_match_reference(a, b, data):
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.text(alphabet=ALPHABET + ["\ud800", "\udfff", "\U0010ffff"], max_size=30),
                 min_size=1, max_size=5),
-       st.booleans())
-def test_utf8_scan_and_segments_kernels_match_reference(docs, word_bounded):
+       st.booleans(), st.integers(3, 9))
+def test_utf8_scan_and_segments_kernels_match_reference(docs, word_bounded, limit):
     """K.scan_text / K.text_segments on UTF-8 bytes (lone surrogates included) == the code
-    points of the reference's segments: whitespace runs collapsed, or space-padded words."""
+    points of the reference's segments: whitespace runs collapsed, or space-padded words;
+    also when decoded ``limit`` symbols at a time, each open segment carried over."""
     import re
 
     from stylo.features import _kernels as K
@@ -457,17 +508,37 @@ def test_utf8_scan_and_segments_kernels_match_reference(docs, word_bounded):
     chunk = ngrams._Text(docs, word_bounded)
     assert np.flatnonzero(chunk.present).tolist() == sorted({ord(c) for d in docs for c in d})
     identity = np.arange(ngrams._N_CODEPOINTS, dtype=np.int32)  # symbol = code point
+    space = ngrams._table("space")
     n_sym = n_seg = 0
     for d, doc in enumerate(docs):
         a, b = chunk.doc_off[d], chunk.doc_off[d + 1]
-        sym = np.empty(2 * (b - a) + 2, dtype=np.int32)
-        seg_off = np.empty((b - a) // 2 + 2, dtype=np.int64)
-        n = K.text_segments(chunk.text, a, b, identity, ngrams._table("space"), np.int32(32),
-                            word_bounded, sym, seg_off)
-        got = ["".join(map(chr, sym[seg_off[k]:seg_off[k + 1]])) for k in range(n)]
         want = ([f" {w} " for w in doc.split()] if word_bounded
                 else [re.sub(r"\s\s+", " ", doc)])
-        assert got == want
+        for lim in (limit, 2 * (b - a) + 2):  # in pieces, then the whole document
+            sym = np.empty(2 * (b - a) + 3, dtype=np.int32)
+            seg_off = np.empty((b - a) // 2 + 4, dtype=np.int64)
+            got, at, held, inside, before = [], a, 0, False, ""
+            while True:
+                n, held, at, inside = K.text_segments(chunk.text, at, b, identity, space,
+                                                      np.int32(32), word_bounded, inside, sym,
+                                                      held, seg_off, lim)
+                segs = ["".join(map(chr, sym[seg_off[k]:seg_off[k + 1]])) for k in range(n)]
+                if at == b:
+                    got += [before + segs[0], *segs[1:]] if segs else []
+                    break
+                if n:
+                    got += [before + segs[0], *segs[1:]]
+                    before = ""
+                if inside or not word_bounded:
+                    # the open segment: its last two symbols are carried, as _count carries
+                    # max_n of them, the rest kept aside
+                    open_seg = sym[seg_off[n]:held].copy()
+                    before += "".join(map(chr, open_seg[:-2]))
+                    held = min(2, open_seg.shape[0])
+                    sym[:held] = open_seg[open_seg.shape[0] - held:]
+                else:
+                    held = 0
+            assert got == want
         n_sym += seg_off[n]
         n_seg += n
     assert chunk.size[0] >= n_sym and chunk.size[1] >= n_seg

@@ -3,8 +3,12 @@
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
+import scipy.sparse as sp
+from sklearn.compose import ColumnTransformer
 from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import StandardScaler
 from sklearn.utils import estimator_checks as ec
 
 from stylo.features import (
@@ -49,8 +53,10 @@ def test_text_contract(est):
     out1, out2 = est.transform(DOCS), est.fit_transform(DOCS)
     if isinstance(out1, list):
         assert out1 == out2 and len(out1) == len(DOCS)
-    else:
+    elif sp.issparse(out1):
         assert out1.shape[0] == len(DOCS) and (out1 != out2).nnz == 0
+    else:
+        assert out1.shape[0] == len(DOCS) and np.array_equal(out1, out2)
     with pytest.raises(TypeError, match="index 1"):
         est.fit(["ok", 5])
 
@@ -70,7 +76,7 @@ def test_function_words_list_is_documented_and_complete():
 
 def test_function_word_frequencies_match_reference():
     fw = FunctionWords(punctuation=True, char_classes=True).fit(DOCS)
-    X = fw.transform(DOCS).toarray()
+    X = fw.transform(DOCS)
     names = list(fw.get_feature_names_out())
     assert X.shape == (4, len(function_words()) + len(PUNCTUATION) + len(CHAR_CLASSES))
     for r, doc in enumerate(DOCS):
@@ -85,6 +91,31 @@ def test_function_word_frequencies_match_reference():
         if n:
             assert X[r, -len(CHAR_CLASSES):].sum() == pytest.approx(1.0)
     assert not X[1].any()
+
+
+def test_function_words_pandas_output_and_column_transformer():
+    """set_output(transform="pandas"): a DataFrame of the dense array, columns named by
+    get_feature_names_out; the sparse option gives the same numbers; in a ColumnTransformer
+    over a text column the names get the transformer's prefix."""
+    fw = FunctionWords(punctuation=True, char_classes=True)
+    dense = fw.fit_transform(DOCS)
+    assert isinstance(dense, np.ndarray) and dense.dtype == np.float64
+    frame = FunctionWords(punctuation=True, char_classes=True).set_output(
+        transform="pandas").fit_transform(DOCS)
+    assert isinstance(frame, pd.DataFrame)
+    assert list(frame.columns) == list(fw.get_feature_names_out())
+    assert frame.columns[0] == function_words()[0] and frame.columns[-1] == "class:other"
+    assert np.array_equal(frame.to_numpy(), dense)
+    sparse = FunctionWords(punctuation=True, char_classes=True, sparse_output=True)
+    assert np.array_equal(sparse.fit_transform(DOCS).toarray(), dense)
+    table = pd.DataFrame({"text": DOCS, "n": np.arange(len(DOCS))})
+    ct = ColumnTransformer([("fw", FunctionWords(), "text"), ("keep", "passthrough", ["n"])])
+    out = ct.set_output(transform="pandas").fit_transform(table)
+    assert list(out.columns) == [f"fw__{w}" for w in function_words()] + ["keep__n"]
+    assert np.array_equal(out.iloc[:, :-1].to_numpy(), FunctionWords().fit_transform(DOCS))
+    pipe = Pipeline([("fw", FunctionWords()), ("z", StandardScaler())])
+    z = pipe.set_output(transform="pandas").fit_transform(DOCS)
+    assert list(z.columns) == list(function_words())
 
 
 def test_text_distortion_dv_ma_and_dv_sa():

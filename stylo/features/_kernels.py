@@ -116,22 +116,30 @@ def scan_text(text, doc_off, is_space, word_bounded, present):
 
 
 @numba.njit(cache=True, nogil=True)
-def text_segments(text, a, b, idmap, is_space, space_id, word_bounded, sym, seg_off):
-    """Decode the UTF-8 document ``text[a:b]``, map code points to symbols (``idmap``) and cut
-    it into n-gram segments, written to ``sym`` and ``seg_off`` (``seg_off[0] = 0``).
+def text_segments(text, i, b, idmap, is_space, space_id, word_bounded, inside, sym, m, seg_off,
+                  limit):
+    """Decode the UTF-8 document ``text[i:b]`` (``b`` its end), map code points to symbols
+    (``idmap``) and cut it into n-gram segments, written to ``sym`` from index ``m`` on and to
+    ``seg_off`` (``seg_off[0] = 0``), until ``limit`` or more symbols are held or the document
+    ends: one piece of a long document at a time.
 
     ``analyzer="char"`` (``word_bounded=False``): one segment, whitespace runs of two or more
-    characters replaced by one space (scikit-learn's ``\\s\\s+`` -> ``" "``).
-    ``analyzer="char_wb"``: one segment per whitespace-separated word, padded with a space on
-    both sides. ``sym`` needs room for ``2 * (b - a) + 2`` symbols and ``seg_off`` for
-    ``(b - a) // 2 + 2`` entries. Returns the number of segments.
+    characters replaced by one space (scikit-learn's ``\\s\\s+`` -> ``" "``; a run is decoded
+    whole). ``analyzer="char_wb"``: one segment per whitespace-separated word, padded with a
+    space on both sides; ``inside`` says whether byte ``i`` is inside a word. ``sym[:m]`` are
+    symbols carried over from the previous piece: the start of the first segment.
+
+    Returns ``(n_seg, m, i, inside)``: the segments closed (``seg_off[:n_seg + 1]``), the
+    symbols held, the next byte and whether it is inside a word. Unless the document ended
+    (``i == b``), the symbols ``seg_off[n_seg]:m`` are an open segment that goes on in the
+    next piece (for "char" always; for "char_wb" when ``inside``). ``sym`` needs room for
+    ``min(limit, m + 2 * (b - i)) + 2`` symbols and ``seg_off`` for
+    ``min(b - i, limit) // 2 + 4`` entries.
     """
-    m = 0
     s = 0
     seg_off[0] = 0
-    i = a
     if not word_bounded:
-        while i < b:
+        while i < b and m < limit:
             c, i = _decode(text, i)
             if is_space[c]:
                 run = 1
@@ -145,10 +153,11 @@ def text_segments(text, a, b, idmap, is_space, space_id, word_bounded, sym, seg_
             else:
                 sym[m] = idmap[c]
             m += 1
+        if i < b:
+            return 0, m, i, False
         seg_off[1] = m
-        return 1
-    inside = False
-    while i < b:
+        return 1, m, i, False
+    while i < b and m < limit:
         c, i = _decode(text, i)
         if is_space[c]:
             if inside:
@@ -164,12 +173,13 @@ def text_segments(text, a, b, idmap, is_space, space_id, word_bounded, sym, seg_
             inside = True
         sym[m] = idmap[c]
         m += 1
-    if inside:
+    if inside and i == b:
         sym[m] = space_id
         m += 1
         s += 1
         seg_off[s] = m
-    return s
+        inside = False
+    return s, m, i, inside
 
 
 @numba.njit(cache=True, nogil=True)
@@ -198,8 +208,10 @@ def _rehash(tab, new_cap, shift):
 
 
 @numba.njit(cache=True, nogil=True)
-def doc_windows(sym, seg_off, s0, s1, min_n, max_n, bits, word_bounded, keys, spans):
-    """The n-grams of segments ``s0:s1`` (one document), grouped by start position.
+def doc_windows(sym, seg_off, s0, s1, start, stop, min_n, max_n, bits, word_bounded, keys,
+                spans):
+    """The n-grams starting at positions ``start:stop`` of segments ``s0:s1`` (one document,
+    or one piece of it), grouped by start position.
 
     Writes, per start position with at least one n-gram, the packed key of its longest n-gram
     (length ``hi``) to ``keys`` and ``lo << 8 | hi`` to ``spans``: the n-grams there are that
@@ -207,32 +219,40 @@ def doc_windows(sym, seg_off, s0, s1, min_n, max_n, bits, word_bounded, keys, sp
 
     N-grams never cross segment boundaries and skip any containing symbol 0. With
     ``word_bounded`` (char_wb) a segment no longer than ``max_n`` also yields itself once,
-    whatever ``min_n`` (scikit-learn counts a short padded word exactly once: ``lo = hi``).
-    A window of ``max_n`` symbols rolls over each segment.
+    whatever ``min_n`` (scikit-learn counts a short padded word exactly once: ``lo = hi``),
+    at its first position. A window of ``max_n`` symbols rolls over each segment; symbols up
+    to ``max_n - 1`` past ``stop`` are read, so that pieces of a document cut at any
+    positions count each n-gram once, in the piece where it starts.
     """
     full = (np.int64(1) << (bits * max_n)) - 1
     m = 0
     for s in range(s0, s1):
         a = seg_off[s]
         b = seg_off[s + 1]
+        i0 = max(a, start)
+        i1 = min(b, stop)
+        if i0 >= i1:
+            continue
         w_len = b - a
         top = max_n
         if word_bounded and w_len - 1 < top:
             top = w_len - 1  # the whole padded word is counted below
         win = np.int64(0)
-        for k in range(min(max_n, w_len)):
-            win |= np.int64(sym[a + k]) << (bits * (max_n - 1 - k))
-        zero = a  # the first position >= i holding symbol 0, or b
-        while zero < b and sym[zero] != 0:
+        for k in range(min(max_n, b - i0)):
+            win |= np.int64(sym[i0 + k]) << (bits * (max_n - 1 - k))
+        # symbol 0 matters only within max_n of a start: no need to look further
+        reach = min(b, i1 - 1 + max_n)
+        zero = i0  # the first position >= i holding symbol 0, or reach
+        while zero < reach and sym[zero] != 0:
             zero += 1
-        if word_bounded and w_len <= max_n and zero == b:
+        if word_bounded and w_len <= max_n and i0 == a and zero == b:
             keys[m] = win
             spans[m] = w_len << 8 | w_len
             m += 1
-        for i in range(a, b):
+        for i in range(i0, i1):
             if zero < i:
                 zero = i
-                while zero < b and sym[zero] != 0:
+                while zero < reach and sym[zero] != 0:
                     zero += 1
             hi = min(top, zero - i)
             if hi >= min_n:
@@ -295,8 +315,8 @@ def _bump(cnt, i, touched, n_t):
 
 
 @numba.njit(cache=True, nogil=True)
-def count_segments(sym, seg_off, doc_seg, min_n, max_n, bits, word_bounded, ids, counts,
-                   at_end):
+def count_segments(sym, seg_off, doc_seg, min_n, max_n, bits, word_bounded, piece, ids,
+                   counts, at_end):
     """Count the n-grams of every document exactly (which n-grams: see ``doc_windows``);
     document ``d`` is the segments ``doc_seg[d]:doc_seg[d + 1]`` of ``sym``.
 
@@ -305,30 +325,41 @@ def count_segments(sym, seg_off, doc_seg, min_n, max_n, bits, word_bounded, ids,
     The entries are ``ids[:nnz]``, or with ``at_end`` the last ``nnz`` (documents are then
     read last first, each row written below the next one). Returns ``(row_nnz, nnz, keys)``:
     per document the number of distinct n-grams, their total, and per local id its packed
-    key. How: see ``_count``.
+    key. A document's n-grams are taken ``piece`` start positions at a time, so that the
+    working memory of a long document is that of its distinct n-grams. How: see ``_count``.
     """
     empty = np.zeros(0, dtype=np.uint8)
     return _count(empty, np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32), empty,
                   np.int32(0), sym, seg_off, doc_seg, False, min_n, max_n, bits, word_bounded,
-                  ids, counts, at_end)
+                  piece, ids, counts, at_end)
 
 
 @numba.njit(cache=True, nogil=True)
 def count_text(text, doc_off, idmap, is_space, space_id, word_bounded, min_n, max_n, bits,
-               ids, counts, at_end):
+               piece, ids, counts, at_end):
     """``count_segments`` of UTF-8 documents (``text[doc_off[d]:doc_off[d + 1]]``), each
-    decoded and segmented by ``text_segments`` when its turn comes, so that the symbols of
-    only one document are ever held. ``ids`` and ``counts`` need ``scan_text`` entries."""
+    decoded and segmented by ``text_segments`` when its turn comes, about ``piece`` symbols
+    at a time (at least ``2 * max_n + 2``), so that only that many symbols are ever held.
+    ``ids`` and ``counts`` need ``scan_text`` entries."""
     return _count(text, doc_off, idmap, is_space, space_id, np.zeros(0, dtype=np.int32),
                   np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), True, min_n, max_n,
-                  bits, word_bounded, ids, counts, at_end)
+                  bits, word_bounded, piece, ids, counts, at_end)
 
 
 @numba.njit(cache=True, nogil=True)
 def _count(text, doc_off, idmap, is_space, space_id, sym, seg_off, doc_seg, from_text, min_n,
-           max_n, bits, word_bounded, ids, counts, at_end):
+           max_n, bits, word_bounded, piece, ids, counts, at_end):
     """The counting of ``count_segments`` (``from_text=False``: documents are segments of
     ``sym``) and ``count_text`` (``from_text=True``: UTF-8 documents of ``text``).
+
+    A document is counted in pieces (one, unless it is long), its counts summed in ``cnt``.
+    From text, a piece is the symbols ``text_segments`` decodes next; when it ends inside a
+    segment, the n-grams starting there with all ``max_n`` symbols in sight are counted and
+    the rest of the segment goes on in the next piece (its last ``max_n`` symbols, the first
+    of them counted already, so that a carried segment is never mistaken for a short word),
+    or, if the open segment holds no more than ``max_n`` symbols (it may be a short word),
+    all of it. From segments, a piece is ``piece`` start positions (``doc_windows`` reads past
+    them). Every n-gram is thus counted once, in the piece where it starts.
 
     Each n-gram gets a chunk-local id (in order of first occurrence). Unigrams and bigrams,
     when ``n * bits <= 22`` for length n, find it in a direct table indexed by their symbols
@@ -363,107 +394,152 @@ def _count(text, doc_off, idmap, is_space, space_id, sym, seg_off, doc_seg, from
     doc_sym = np.empty(16, dtype=np.int32)
     doc_seg_off = np.empty(16, dtype=np.int64)
 
+    limit = max(piece, 2 * max_n + 2)  # symbols decoded at a time: more than are carried
+    n_len = max_n - min_n + 1
     row_nnz = np.zeros(n_docs, dtype=np.int64)
     nnz = 0
     room = min(ids.shape[0], counts.shape[0])
     for step in range(n_docs):
         d = n_docs - 1 - step if at_end else step
-        if from_text:
-            a = doc_off[d]
-            b = doc_off[d + 1]
-            doc_sym = _grow(doc_sym, 2 * (b - a) + 2)
-            doc_seg_off = _grow(doc_seg_off, (b - a) // 2 + 2)
-            s1 = text_segments(text, a, b, idmap, is_space, space_id, word_bounded, doc_sym,
-                               doc_seg_off)
-            d_sym, d_seg_off, s0 = doc_sym, doc_seg_off, 0
-        else:
-            d_sym, d_seg_off, s0, s1 = sym, seg_off, doc_seg[d], doc_seg[d + 1]
-        most = _most_keys(d_seg_off, s0, s1, min_n, max_n)
-        if nnz + most > room:
-            raise ValueError("output arrays too short for the n-grams")
-        kb = _grow(kb, most)
-        spans = _grow(spans, most)
-        touched = _grow(touched, most)
-        nk = doc_windows(d_sym, d_seg_off, s0, s1, min_n, max_n, bits, word_bounded, kb, spans)
-        # room for every n-gram of this document being new, at load <= 1/2
-        if 2 * (n_local + most) > cap:
-            while 2 * (n_local + most) > cap:
-                cap *= 2
-                shift -= 1
-            if shift < 0:
-                raise ValueError("more than 2**30 distinct n-grams in one chunk: use more "
-                                 "n_jobs or fewer documents at a time")
-            tab = _rehash(tab, cap, shift)
-        if n_local + most > keys.shape[0]:
-            keys = _grow(keys, n_local + most)
-            parent = _grow(parent, keys.shape[0])
-            grown = np.zeros(keys.shape[0], dtype=np.int32)
-            grown[:n_local] = cnt[:n_local]
-            cnt = grown
-        mask = cap - 1
         n_t = 0
-        for u in range(nk):
-            if u + _PREFETCH_AHEAD < nk:
-                prefetch(tab, _tag(kb[u + _PREFETCH_AHEAD]) >> shift)
-            ahead = u + _PREFETCH_AHEAD // 2
-            if ahead < nk and spans[ahead] & 0xFF > direct_n:
-                # its slot should be in cache by now: fetch the key, count and parent of the
-                # first slot with its tag (almost always its own)
-                tag = _tag(kb[ahead])
-                g = tag >> shift
-                while tab[g] != 0:
-                    if (tab[g] >> 32) == tag:
-                        prefetch(keys, _slot_id(tab[g]))
-                        prefetch(cnt, _slot_id(tab[g]))
-                        prefetch(parent, _slot_id(tab[g]))
-                        break
-                    g = (g + 1) & mask
-            key = kb[u]
-            lo = spans[u] >> 8
-            n = spans[u] & 0xFF
-            if n > direct_n:
-                g = _probe(tab, keys, key, _tag(key), shift, mask)
-                if tab[g] == 0:
-                    # new: insert the missing prefixes (down to chain_lo) shortest first, so
-                    # that each hashed id can record its parent
-                    m = n
-                    while m > chain_lo:
-                        pk = _prefix(key, m - 1, bits, max_n)
-                        if tab[_probe(tab, keys, pk, _tag(pk), shift, mask)] != 0:
+        if from_text:
+            at = doc_off[d]  # the next byte to decode
+            b = doc_off[d + 1]
+            held = 0  # symbols carried over from the previous piece
+            start = 0  # the first of them not counted yet
+            inside = False
+        else:
+            s0 = doc_seg[d]
+            s_end = doc_seg[d + 1]
+            p = seg_off[s0]
+            end = seg_off[s_end]
+        last = False
+        while not last:
+            if from_text:
+                doc_sym = _grow(doc_sym, min(limit, held + 2 * (b - at)) + 2)
+                doc_seg_off = _grow(doc_seg_off, min(b - at, limit) // 2 + 4)
+                s1, held, at, inside = text_segments(text, at, b, idmap, is_space, space_id,
+                                                     word_bounded, inside, doc_sym, held,
+                                                     doc_seg_off, limit)
+                last = at == b
+                stop = held  # start positions counted in this piece: start:stop
+                keep = held  # symbols carried over to the next: keep:held
+                if not last and (inside or not word_bounded):
+                    a_open = doc_seg_off[s1]
+                    doc_seg_off[s1 + 1] = held
+                    if held - a_open > max_n:
+                        s1 += 1
+                        stop = held - max_n + 1
+                        keep = held - max_n
+                    else:
+                        stop = a_open
+                        keep = a_open
+                d_sym, d_seg_off, s0, lo_pos, hi_pos = doc_sym, doc_seg_off, 0, start, stop
+            else:
+                q = min(p + max(piece, 1), end)
+                while s0 < s_end and seg_off[s0 + 1] <= p:
+                    s0 += 1
+                s1 = s0
+                while s1 < s_end and seg_off[s1] < q:
+                    s1 += 1
+                last = q == end
+                d_sym, d_seg_off, lo_pos, hi_pos = sym, seg_off, p, q
+            most = (hi_pos - lo_pos) * n_len + (s1 - s0)  # n-grams of this piece, at most
+            kb = _grow(kb, most)
+            spans = _grow(spans, most)
+            touched = _grow(touched, n_t + most)
+            nk = doc_windows(d_sym, d_seg_off, s0, s1, lo_pos, hi_pos, min_n, max_n, bits,
+                             word_bounded, kb, spans)
+            # room for every n-gram of this piece being new, at load <= 1/2
+            if 2 * (n_local + most) > cap:
+                while 2 * (n_local + most) > cap:
+                    cap *= 2
+                    shift -= 1
+                if shift < 0:
+                    raise ValueError("more than 2**30 distinct n-grams in one chunk: use more "
+                                     "n_jobs or fewer documents at a time")
+                tab = _rehash(tab, cap, shift)
+            if n_local + most > keys.shape[0]:
+                keys = _grow(keys, n_local + most)
+                parent = _grow(parent, keys.shape[0])
+                grown = np.zeros(keys.shape[0], dtype=np.int32)
+                grown[:n_local] = cnt[:n_local]
+                cnt = grown
+            mask = cap - 1
+            for u in range(nk):
+                if u + _PREFETCH_AHEAD < nk:
+                    prefetch(tab, _tag(kb[u + _PREFETCH_AHEAD]) >> shift)
+                ahead = u + _PREFETCH_AHEAD // 2
+                if ahead < nk and spans[ahead] & 0xFF > direct_n:
+                    # its slot should be in cache by now: fetch the key, count and parent of
+                    # the first slot with its tag (almost always its own)
+                    tag = _tag(kb[ahead])
+                    g = tag >> shift
+                    while tab[g] != 0:
+                        if (tab[g] >> 32) == tag:
+                            prefetch(keys, _slot_id(tab[g]))
+                            prefetch(cnt, _slot_id(tab[g]))
+                            prefetch(parent, _slot_id(tab[g]))
                             break
-                        m -= 1
-                    for ln in range(m, n + 1):
-                        pk = _prefix(key, ln, bits, max_n)
-                        if ln > chain_lo:
-                            qk = _prefix(key, ln - 1, bits, max_n)
-                            par = _slot_id(tab[_probe(tab, keys, qk, _tag(qk), shift, mask)])
-                        else:
-                            par = -1
-                        tag = _tag(pk)
-                        tab[_probe(tab, keys, pk, tag, shift, mask)] = tag << 32 | n_local + 1
-                        keys[n_local] = pk
-                        parent[n_local] = par
-                        n_local += 1
-                    # a prefix may have taken the slot found first
+                        g = (g + 1) & mask
+                key = kb[u]
+                lo = spans[u] >> 8
+                n = spans[u] & 0xFF
+                if n > direct_n:
                     g = _probe(tab, keys, key, _tag(key), shift, mask)
-                i = _slot_id(tab[g])
-                while True:
+                    if tab[g] == 0:
+                        # new: insert the missing prefixes (down to chain_lo) shortest first,
+                        # so that each hashed id can record its parent
+                        m = n
+                        while m > chain_lo:
+                            pk = _prefix(key, m - 1, bits, max_n)
+                            if tab[_probe(tab, keys, pk, _tag(pk), shift, mask)] != 0:
+                                break
+                            m -= 1
+                        for ln in range(m, n + 1):
+                            pk = _prefix(key, ln, bits, max_n)
+                            if ln > chain_lo:
+                                qk = _prefix(key, ln - 1, bits, max_n)
+                                qg = _probe(tab, keys, qk, _tag(qk), shift, mask)
+                                par = _slot_id(tab[qg])
+                            else:
+                                par = -1
+                            tag = _tag(pk)
+                            pg = _probe(tab, keys, pk, tag, shift, mask)
+                            tab[pg] = tag << 32 | n_local + 1
+                            keys[n_local] = pk
+                            parent[n_local] = par
+                            n_local += 1
+                        # a prefix may have taken the slot found first
+                        g = _probe(tab, keys, key, _tag(key), shift, mask)
+                    i = _slot_id(tab[g])
+                    while True:
+                        n_t = _bump(cnt, i, touched, n_t)
+                        n -= 1
+                        if n < lo or n <= direct_n:
+                            break
+                        i = parent[i]
+                while n >= lo:
+                    pk = _prefix(key, n, bits, max_n)
+                    idx = pk >> low_shift
+                    i = direct[idx] - 1
+                    if i < 0:
+                        i = n_local
+                        keys[i] = pk
+                        n_local += 1
+                        direct[idx] = n_local
                     n_t = _bump(cnt, i, touched, n_t)
                     n -= 1
-                    if n < lo or n <= direct_n:
-                        break
-                    i = parent[i]
-            while n >= lo:
-                pk = _prefix(key, n, bits, max_n)
-                idx = pk >> low_shift
-                i = direct[idx] - 1
-                if i < 0:
-                    i = n_local
-                    keys[i] = pk
-                    n_local += 1
-                    direct[idx] = n_local
-                n_t = _bump(cnt, i, touched, n_t)
-                n -= 1
+            if not last:
+                if from_text:
+                    for k in range(held - keep):
+                        doc_sym[k] = doc_sym[keep + k]
+                    held -= keep
+                    start = stop - keep  # the carried symbols before stop are counted
+                else:
+                    p = q
+        if nnz + n_t > room:
+            raise ValueError("output arrays too short for the n-grams")
         first = room - nnz - n_t if at_end else nnz
         for u in range(n_t):
             i = touched[u]

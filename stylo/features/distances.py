@@ -28,7 +28,8 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import (_check_feature_names_in, check_is_fitted,
+                                      check_non_negative, validate_data)
 from threadpoolctl import threadpool_limits
 
 from stylo.features._validation import effective_n_jobs
@@ -258,7 +259,7 @@ _CONSTANT = 1e-12  # a standard deviation of relative frequencies this small is 
 class DeltaScaler(TransformerMixin, BaseEstimator):
     """z-scores of relative frequencies of the most frequent features (Burrows' Delta input).
 
-    ``fit`` takes a count matrix (n_docs, n_features), dense or sparse, e.g. from
+    ``fit`` takes a non-negative count matrix (n_docs, n_features), dense or sparse, e.g. from
     ``WordNgrams``: each row is divided by its total (relative frequencies; an all-zero row
     stays zero), the ``max_features`` columns with the highest mean relative frequency are
     kept, ordered by decreasing mean frequency (so column k has frequency rank k + 1, which
@@ -267,15 +268,29 @@ class DeltaScaler(TransformerMixin, BaseEstimator):
     ``(freq - mean_) / std_``; a feature with no deviation in the reference (std <= 1e-12,
     relative frequencies being <= 1, so rounding noise of a constant column) gets z = 0.
     Ties in mean frequency (equal to 12 decimals) are broken by column index.
+
+    Input is checked as scikit-learn's estimators check it (2-D, finite, at least ``ddof + 1``
+    rows, non-negative, the fitted number of columns; a DataFrame's column names are kept in
+    ``feature_names_in_``), and ``get_feature_names_out`` names the kept columns, so that
+    ``set_output(transform="pandas")`` works. It passes ``check_estimator``.
     """
 
     def __init__(self, max_features=None, ddof=1):
         self.max_features = max_features
         self.ddof = ddof
 
-    @staticmethod
-    def _relative(X):
-        X = sp.csr_matrix(X, dtype=np.float64)
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.positive_only = True  # counts
+        return tags
+
+    def _relative(self, X, reset):
+        """Checked ``X`` (CSR float64) divided by its row totals."""
+        X = validate_data(self, X, reset=reset, accept_sparse="csr", dtype=np.float64,
+                          ensure_min_samples=self.ddof + 1 if reset else 1)
+        check_non_negative(X, "DeltaScaler")
+        X = sp.csr_matrix(X)
         totals = np.asarray(X.sum(axis=1)).ravel()
         totals[totals == 0] = 1.0
         return sp.diags(1.0 / totals) @ X
@@ -288,11 +303,7 @@ class DeltaScaler(TransformerMixin, BaseEstimator):
             raise ValueError(f"max_features must be a positive int or None, got {mf!r}")
         if self.ddof not in (0, 1):
             raise ValueError(f"ddof must be 0 or 1, got {self.ddof!r}")
-        F = self._relative(X)
-        if F.shape[0] <= self.ddof:
-            raise ValueError(f"DeltaScaler needs more than {self.ddof} documents to fit")
-        if F.data.size and F.data.min() < 0:
-            raise ValueError("DeltaScaler expects non-negative counts")
+        F = self._relative(X, reset=True)
         mean = np.asarray(F.mean(axis=0)).ravel()
         # means equal to 12 decimals are ties (summation order must not decide the ranking)
         order = np.lexsort((np.arange(mean.shape[0]), -np.round(mean, 12)))
@@ -300,19 +311,22 @@ class DeltaScaler(TransformerMixin, BaseEstimator):
         dense = F[:, self.columns_].toarray()
         self.mean_ = dense.mean(axis=0)
         self.std_ = dense.std(axis=0, ddof=self.ddof)
-        self.n_features_in_ = F.shape[1]
         return self
 
     def transform(self, X):
         """Dense z-scores, shape (n_docs, len(columns_))."""
         check_is_fitted(self, "columns_")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, DeltaScaler was fitted on "
-                             f"{self.n_features_in_}")
-        dense = self._relative(X)[:, self.columns_].toarray()
+        dense = self._relative(X, reset=False)[:, self.columns_].toarray()
         varies = self.std_ > _CONSTANT
         safe = np.where(varies, self.std_, 1.0)
         return np.where(varies, (dense - self.mean_) / safe, 0.0)
+
+    def get_feature_names_out(self, input_features=None):
+        """Names of the kept columns in output order: ``input_features``, else the fitted
+        DataFrame's column names, else ``x0 .. x{n_features_in_ - 1}``, taken at
+        ``columns_``."""
+        check_is_fitted(self, "columns_")
+        return _check_feature_names_in(self, input_features)[self.columns_]
 
 
 @numba.njit(cache=True, nogil=True)

@@ -66,15 +66,22 @@ class FunctionWords(TextInputMixin, TransformerMixin, BaseEstimator):
     words : sequence of str, optional
         A custom list instead of the shipped one (lower-case tokens).
     punctuation, char_classes : bool, default False
+    sparse_output : bool, default False
+        A CSR matrix instead of a dense array (less memory for short texts, which use few
+        of the words). Dense output works with ``set_output(transform="pandas")``: a
+        DataFrame whose columns are ``get_feature_names_out()``.
 
-    Output: CSR matrix of float64, shape (n_samples, n_features_out_).
+    Output: float64 array of shape (n_samples, n_features_out_), or CSR with
+    ``sparse_output=True``.
     """
 
-    def __init__(self, language="en", *, words=None, punctuation=False, char_classes=False):
+    def __init__(self, language="en", *, words=None, punctuation=False, char_classes=False,
+                 sparse_output=False):
         self.language = language
         self.words = words
         self.punctuation = punctuation
         self.char_classes = char_classes
+        self.sparse_output = sparse_output
 
     def fit(self, X, y=None):
         """Validate parameters and input; nothing is learned from ``X``."""
@@ -90,7 +97,8 @@ class FunctionWords(TextInputMixin, TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, X):
-        """Relative frequencies, CSR float64 of shape (n_samples, n_features_out_)."""
+        """Relative frequencies, float64 of shape (n_samples, n_features_out_): an array, or
+        CSR with ``sparse_output``."""
         check_is_fitted(self, "words_")
         docs = check_texts(X)
         counter = WordNgrams((1, 1), vocabulary=list(self.words_))
@@ -103,9 +111,13 @@ class FunctionWords(TextInputMixin, TransformerMixin, BaseEstimator):
         if self.char_classes:
             shares = K.class_counts(*_encode_utf8(docs), _class_table(), len(CHAR_CLASSES))
             parts.append(_divide_rows(sp.csr_matrix(shares.astype(np.float64)), lengths))
-        return sp.hstack(parts, format="csr")
+        X = sp.hstack(parts, format="csr")
+        return X if self.sparse_output else X.toarray()
 
     def get_feature_names_out(self, input_features=None):
+        """The column names (object array of str): the words in their order, then
+        ``punct:<mark>`` and ``class:<name>`` columns if enabled. ``input_features`` is
+        ignored (the input is raw text)."""
         check_is_fitted(self, "words_")
         names = list(self.words_)
         if self.punctuation:

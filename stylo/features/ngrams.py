@@ -13,6 +13,8 @@ the chunks' vocabularies merge without Python strings.
 Every n-gram is packed into one int64 key (see ``_kernels``). Counting runs in
 Numba ``nogil`` kernels, one chunk of documents per thread (``n_jobs``), writing (document,
 n-gram) entries into one lazily backed memory map that becomes the CSR matrix without copies.
+A long document is decoded and counted in pieces (``_DOC_PIECE`` symbols), so that counting
+it holds its text, its distinct n-grams and one piece, not every n-gram of it at once.
 The packing is exact as long as ``bits_per_symbol * max_n <= 63`` (e.g. up to 32,767 distinct
 characters for 4-grams, 4,095 for 5-grams; for words, up to 2^31 - 1 distinct tokens for
 bigrams); beyond that ``fit`` falls back to a plain Python counter with the same result
@@ -171,6 +173,11 @@ def _split(docs: list[str], n_chunks: int) -> list[list[str]]:
 
 
 _IDENTITY = np.zeros(0, dtype=np.int32)  # ``K.local_columns``: positions are the columns
+
+# symbols (start positions) of one document counted at a time: the kernels' working memory
+# for a piece is ~30 bytes a symbol and n-gram length (8 MB for char 1-4), besides the
+# distinct n-grams; counting a 50 MB document whole took 5.7 GB. A blog post is one piece
+_DOC_PIECE = 1 << 16
 
 _PIECE = 1 << 22  # entries moved between two releases of memory (48 MB)
 # Linux's value; Python's mmap module does not name it
@@ -704,8 +711,8 @@ class CharNgrams(_NgramCounts):
 
         def count(ids, counts, at_end):
             return K.count_text(chunk.text, chunk.doc_off, idmap, _table("space"),
-                                np.int32(idmap[_SPACE]), wb, min_n, max_n, bits, ids, counts,
-                                at_end)
+                                np.int32(idmap[_SPACE]), wb, min_n, max_n, bits, _DOC_PIECE,
+                                ids, counts, at_end)
 
         return n_sym * (max_n - min_n + 1) + n_seg, count
 
@@ -798,8 +805,8 @@ class WordNgrams(_NgramCounts):
         doc_seg = np.arange(doc_tok.shape[0], dtype=np.int64)
 
         def count(ids, counts, at_end):
-            return K.count_segments(sym, doc_tok, doc_seg, min_n, max_n, bits, False, ids,
-                                    counts, at_end)
+            return K.count_segments(sym, doc_tok, doc_seg, min_n, max_n, bits, False,
+                                    _DOC_PIECE, ids, counts, at_end)
 
         return K.ngram_bound(doc_tok, doc_seg, min_n, max_n), count
 

@@ -1,0 +1,157 @@
+"""Benchmark: peak memory of counting n-grams in ONE long document, stylo vs CountVectorizer.
+
+    python benchmarks/bench_long_document.py [--mb 50] [--cv-mb 5]
+
+Builds one document of ``--mb`` MB (UTF-8) by joining blog posts (``stylo.datasets.load(
+"blog")``, cycled) with newlines, and one of ``--cv-mb`` MB the same way, and runs
+``fit_transform([document])`` of char 1-4-grams (``CharNgrams``) and word 1-2-grams
+(``WordNgrams``), each in a fresh subprocess after a small warm-up call (imports, Numba's
+cached compilation, tables). ``CountVectorizer`` runs on the smaller document only: it holds
+every n-gram of a document as a Python str at once (char 1-4 of 50 MB: 200 million str, more
+memory than this machine should lend a benchmark). On the smaller document every stylo matrix
+is checked to equal CountVectorizer's (same names, same counts).
+
+Peak memory = the process's peak resident set (``VmHWM``) during the call minus its resident
+set just before, after resetting the peak (Linux ``/proc/self/clear_refs``), as in
+``bench_features.py``; it counts Numba's allocations, which ``tracemalloc`` would not see. The
+document itself is built before the measurement and is not counted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = {"char 1-4": ("char", (1, 4)), "word 1-2": ("word", (1, 2))}
+
+
+def child(args) -> None:
+    """One (configuration, engine, document) in this fresh process; writes matrix, names and
+    measurements."""
+    sys.path.insert(0, str(ROOT))
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    from benchmarks.bench_features import _rss_kb
+    from stylo.features import TOKEN_PATTERN, CharNgrams, WordNgrams
+
+    with open(args.text, "rb") as fh:
+        doc = pickle.load(fh)
+    analyzer, rng = CONFIGS[args.config]
+    if args.engine == "sklearn":
+        extra = {"token_pattern": TOKEN_PATTERN} if analyzer == "word" else {}
+        make = lambda: CountVectorizer(analyzer=analyzer, ngram_range=rng, **extra)  # noqa: E731
+    elif analyzer == "word":
+        make = lambda: WordNgrams(rng, n_jobs=args.n_jobs)  # noqa: E731
+    else:
+        make = lambda: CharNgrams(rng, n_jobs=args.n_jobs)  # noqa: E731
+    make().fit_transform([doc[:5000]])  # warm-up
+    with open("/proc/self/clear_refs", "w") as fh:
+        fh.write("5")  # reset the peak-RSS counter
+    base = _rss_kb("VmRSS")
+    t0 = time.perf_counter()
+    vec = make()
+    X = vec.fit_transform([doc])
+    seconds = time.perf_counter() - t0
+    peak = _rss_kb("VmHWM") - base
+    sp.save_npz(args.out + ".npz", sp.csr_matrix(X), compressed=False)
+    np.save(args.out + ".names.npy", np.asarray(vec.get_feature_names_out(), dtype=object),
+            allow_pickle=True)
+    with open(args.out + ".json", "w") as fh:
+        json.dump({"seconds": seconds, "peak_mb": peak / 1024, "nnz": int(X.nnz)}, fh)
+
+
+def document(texts: list[str], mb: float) -> str:
+    """Blog posts joined by newlines (cycled) up to ``mb`` MB of UTF-8."""
+    want = int(mb * 1e6)
+    parts, size = [], 0
+    while size < want:
+        for t in texts:
+            parts.append(t)
+            size += len(t.encode("utf-8")) + 1
+            if size >= want:
+                break
+    return "\n".join(parts)
+
+
+def run(doc: str, tmp: Path, config: str, engine: str, n_jobs: int):
+    path = tmp / "doc.pkl"
+    with open(path, "wb") as fh:
+        pickle.dump(doc, fh)
+    out = str(tmp / "out")
+    subprocess.run([sys.executable, __file__, "--child", "--config", config, "--engine",
+                    engine, "--n-jobs", str(n_jobs), "--text", str(path), "--out", out],
+                   check=True)
+    with open(out + ".json") as fh:
+        row = json.load(fh)
+    X = sp.load_npz(out + ".npz")
+    names = list(np.load(out + ".names.npy", allow_pickle=True))
+    for suffix in (".npz", ".names.npy", ".json"):
+        os.remove(out + suffix)
+    return row, X, names
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--mb", type=float, default=50.0, help="size of the long document (MB)")
+    p.add_argument("--cv-mb", type=float, default=5.0,
+                   help="size of the document CountVectorizer also counts (MB)")
+    p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--config", help=argparse.SUPPRESS)
+    p.add_argument("--engine", help=argparse.SUPPRESS)
+    p.add_argument("--n-jobs", type=int, default=1, help=argparse.SUPPRESS)
+    p.add_argument("--text", help=argparse.SUPPRESS)
+    p.add_argument("--out", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.child:
+        return child(args)
+    sys.path.insert(0, str(ROOT))
+    from stylo.datasets import load
+
+    texts = load("blog").texts
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
+    head = (f"{'features':9} {'document':>8} {'engine':18} {'equal':>5} {'seconds':>8} "
+            f"{'peak MB':>8} {'peak/text':>9} {'vs CV':>6}")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for config in CONFIGS:
+            for mb in (args.cv_mb, args.mb):
+                doc = document(texts, mb)
+                runs = ([("sklearn", 1)] if mb == args.cv_mb else []) + [("stylo", 1),
+                                                                          ("stylo", 2)]
+                ref = None
+                for engine, n_jobs in runs:
+                    row, X, names = run(doc, Path(tmp), config, engine, n_jobs)
+                    if engine == "sklearn":
+                        ref = (X, names)
+                    equal = ("" if ref is None else
+                             str(names == ref[1] and (X != ref[0]).nnz == 0))
+                    rows.append({"config": config, "mb": mb, "engine": engine,
+                                 "n_jobs": n_jobs, "equal": equal, **row})
+                    print(f"  done {config} {mb:g} MB {engine} n_jobs={n_jobs}: "
+                          f"{row['seconds']:.1f} s, {row['peak_mb']:.0f} MB", flush=True)
+    print("\nfit_transform of one document (blog posts joined), peak resident memory")
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        cv = next((x for x in rows if x["config"] == r["config"] and x["mb"] == r["mb"]
+                   and x["engine"] == "sklearn"), None)
+        name = "CountVectorizer" if r["engine"] == "sklearn" else f"stylo n_jobs={r['n_jobs']}"
+        vs = f"{cv['peak_mb'] / r['peak_mb']:5.1f}x" if cv and r["engine"] == "stylo" else ""
+        print(f"{r['config']:9} {r['mb']:6g} MB {name:18} {r['equal']:>5} {r['seconds']:8.1f} "
+              f"{r['peak_mb']:8.0f} {r['peak_mb'] / r['mb']:8.1f}x {vs:>6}")
+    print(f"load average at end {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
