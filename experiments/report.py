@@ -254,7 +254,8 @@ def leaderboard(summary: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
                           "std": scale * r.std, "n": r.n, "seeds": r.seeds,
                           "source": "this run",
                           "note": f"small sample (n < {SMALL_SAMPLE})" if _small(r.n) else ""})
-        block.sort(key=lambda b: -b["value"] if metric != "brier" else b["value"])
+        # best first; PAN's "brier" is the complement 1 - Brier, higher is better too
+        block.sort(key=lambda b: -b["value"])
         for b in block:
             rows.append({"dataset": ds, "protocol": proto,
                          "setting": _setting_label(setting or "{}"), "metric": metric,

@@ -3,6 +3,7 @@
 import json
 from math import comb
 
+import numpy as np
 import pandas as pd
 import pytest
 from experiments_standins import ToyRanking, ToyVerification, UpperCased, toy_grid, toy_loader
@@ -95,6 +96,17 @@ def test_leaderboard_puts_stylo_beside_published_rows():
     ours, paper = imdb.iloc[1], imdb.iloc[0]
     assert (ours["n"], ours["seeds"], ours["note"]) == (40, 3, "small sample (n < 100)")
     assert pd.isna(paper["n"]) and "200 triplets" in paper["note"]
+
+
+def test_leaderboard_puts_the_best_complement_of_brier_first():
+    # PAN's "brier" is 1 - Brier score: higher is better, like every other metric
+    summary = pd.DataFrame({
+        "dataset": ["pan15_av_en"] * 2, "protocol": ["pan_verification"] * 2,
+        "setting": ["{}"] * 2, "method": ["good", "bad"], "metric": ["brier"] * 2,
+        "mean": [0.9, 0.6], "std": [np.nan] * 2, "count": [1, 1], "n": [500, 500],
+        "seeds": [1, 1]})
+    board = leaderboard(summary, load_published())
+    assert list(board["system"]) == ["stylo: good", "PAN baseline cngdist", "stylo: bad"]
 
 
 def test_report_and_plots(finished_run):
