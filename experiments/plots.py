@@ -5,6 +5,8 @@
 - Rank@k curves: mean ``rank@k`` against k, one line per method.
 - Accuracy (Rank@1) against the number of authors, for settings with an ``n_authors`` key.
 - With vs without masking: bars of the headline metric where some cells ran with a masking.
+
+Without matplotlib nothing is drawn and one line says what to install.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +26,8 @@ from experiments.runner import CellStore
 __all__ = ["make_plots", "masking_bars", "rank_at_k_curves", "rank_vs_authors", "roc_curves"]
 
 log = logging.getLogger(__name__)
+
+NO_MATPLOTLIB = "plots skipped: matplotlib is not installed (pip install 'stylo[viz]')"
 
 
 def _pyplot():
@@ -124,7 +129,7 @@ def rank_vs_authors(summary: pd.DataFrame, plot_dir: Path, metric: str = "rank@1
     (dataset, protocol, other setting keys)."""
     part = summary[summary["metric"] == metric]
     settings = part["setting"].map(json.loads)
-    has_n = settings.map(lambda s: "n_authors" in s)
+    has_n = settings.map(lambda s: "n_authors" in s).astype(bool)
     part, settings = part[has_n], settings[has_n]
     if part.empty:
         log.info("accuracy vs number of authors skipped: no %s with an n_authors setting", metric)
@@ -157,6 +162,9 @@ def masking_bars(summary: pd.DataFrame, plot_dir: Path,
     """Bars with vs without masking (setting key ``masking``; a setting without it is the
     unmasked run, ``none``) per split and method, for each dataset and protocol that has
     masked results."""
+    if summary.empty:
+        log.info("masking bars skipped: no results")
+        return []
     settings = summary["setting"].map(json.loads)
     masked = summary.assign(masking=settings.map(lambda s: str(s.get("masking", "none"))),
                             split=settings.map(lambda s: _setting_text(json.dumps(
@@ -196,7 +204,17 @@ def masking_bars(summary: pd.DataFrame, plot_dir: Path,
 def make_plots(out_dir: str | Path, table: pd.DataFrame, keys: set[str] | None = None
                ) -> list[Path]:
     """Every plot the run's data allows (cells of ``keys`` only, if given), under
-    ``<out>/plots/``."""
+    ``<out>/plots/``.
+
+    Without matplotlib: no plot, and one line on stderr saying what to install."""
+    try:
+        _pyplot()
+    except ImportError:
+        print(NO_MATPLOTLIB, file=sys.stderr)
+        return []
+    if table.empty:
+        log.info("plots skipped: no results (every cell failed or none ran)")
+        return []
     plot_dir = Path(out_dir) / "plots"
     summary = summarise(table)
     return [*roc_curves(out_dir, plot_dir, keys), *rank_at_k_curves(summary, plot_dir),
