@@ -278,8 +278,9 @@ def _leaderboard_markdown(board: pd.DataFrame) -> str:
 
 def write_report(out_dir: str | Path, table: pd.DataFrame, failures: pd.DataFrame,
                  info: dict, published: pd.DataFrame | None = None,
-                 plots: list[Path] | None = None) -> Path:
-    """Write ``REPORT.md`` and return its path."""
+                 plots: list[Path] | None = None, plot_notes: list[str] | None = None) -> Path:
+    """Write ``REPORT.md`` and return its path; ``plot_notes`` (from
+    :func:`experiments.plots.make_plots`) say which plots were not drawn and why."""
     out = Path(out_dir)
     summary = summarise(table)
     published = load_published() if published is None else published
@@ -313,8 +314,11 @@ def write_report(out_dir: str | Path, table: pd.DataFrame, failures: pd.DataFram
             lines += [f"- `{f.key}` {f.dataset} / {f.protocol} / {_setting_label(f.setting)} / "
                       f"{f.method} / seed {f.seed}: {f.error}"]
         lines.append("")
-    if plots:
-        lines += ["## Plots", "", *[f"![{p.stem}](plots/{p.name})" for p in plots], ""]
+    if plots or plot_notes:
+        lines += ["## Plots", ""]
+        if plot_notes:
+            lines += [*[f"- {n}" for n in plot_notes], ""]
+        lines += [*[f"![{p.stem}](plots/{p.name})" for p in plots or []], ""]
     path = out / "REPORT.md"
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
