@@ -7,6 +7,8 @@
 - Accuracy (Rank@1) against the number of authors, for settings with an ``n_authors`` key.
 - With vs without masking: bars (± std) of the headline metric where some cells ran with a
   masking.
+- Heatmap per protocol: its headline metric (the first of
+  :data:`experiments.report.HEADLINE_METRICS`), methods x (dataset, setting).
 
 A method keeps one colour, line style and marker in every plot of a run
 (:func:`method_styles`), legends sit beside the axes, not over the data, titles give the items
@@ -26,10 +28,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments.report import SMALL_SAMPLE, summarise
+from experiments.report import (
+    HEADLINE_METRICS,
+    PERCENT_PROTOCOLS,
+    SMALL_SAMPLE,
+    _natural,
+    summarise,
+)
 from experiments.runner import CellStore
 
-__all__ = ["make_plots", "masking_bars", "method_styles", "rank_at_k_curves",
+__all__ = ["heatmaps", "make_plots", "masking_bars", "method_styles", "rank_at_k_curves",
            "rank_vs_authors", "roc_curves"]
 
 log = logging.getLogger(__name__)
@@ -301,6 +309,54 @@ def masking_bars(summary: pd.DataFrame, plot_dir: Path,
     return paths
 
 
+def heatmaps(summary: pd.DataFrame, plot_dir: Path, notes: list[str] | None = None
+             ) -> list[Path]:
+    """Per protocol, the mean of its headline metric (the first of ``HEADLINE_METRICS`` the
+    results have, else the first metric by name) for every method (rows) on every dataset and
+    setting (columns, with their items per run and seeds), written in each cell; grey where a
+    method did not run."""
+    paths = []
+    for proto, part in summary.groupby("protocol", sort=True):
+        present = set(part["metric"])
+        metric = next((m for m in HEADLINE_METRICS.get(proto, []) if m in present),
+                      min(present))
+        p = part[part["metric"] == metric]
+        if _flat(p["mean"]):
+            _not_drawn(notes, f"heatmap {proto}", f"{metric} {p['mean'].iloc[0]:g}")
+            continue
+        columns = sorted({(d, s) for d, s in zip(p["dataset"], p["setting"], strict=True)},
+                         key=lambda c: (c[0], _natural(c[1])))
+        methods = sorted(p["method"].unique())
+        scale = 100.0 if proto in PERCENT_PROTOCOLS else 1.0
+        grid = np.full((len(methods), len(columns)), np.nan)
+        for r in p.itertuples():
+            grid[methods.index(r.method), columns.index((r.dataset, r.setting))] = scale * r.mean
+        # one line per setting key, so that the labels stay horizontal and short
+        labels = ["\n".join([d, *[f"{k}={v}" for k, v in json.loads(s).items()],
+                             _sample_text(p[(p["dataset"] == d) & (p["setting"] == s)])])
+                  for d, s in columns]
+        width = max(0.9, 0.065 * max(len(t) for lab in labels for t in lab.split("\n")))
+        plt = _pyplot()
+        fig, ax = plt.subplots(figsize=(1.8 + width * len(columns), 1.0 + 0.32 * len(methods)))
+        ax.set_facecolor("#d9d9d9")
+        im = ax.imshow(np.ma.masked_invalid(grid), cmap="viridis", aspect="auto")
+        lo, hi = np.nanmin(grid), np.nanmax(grid)
+        for (i, j), v in np.ndenumerate(grid):
+            if np.isfinite(v):
+                # dark text on the light (high) end of viridis, light text on the dark end
+                ax.text(j, i, f"{v:.1f}" if scale != 1.0 else f"{v:.2f}", ha="center",
+                        va="center", fontsize=7,
+                        color="black" if v > lo + 0.6 * (hi - lo) else "white")
+        ax.set_yticks(range(len(methods)), methods, fontsize=8)
+        ax.set_xticks(range(len(columns)), labels, fontsize=7)
+        unit = " (%)" if scale != 1.0 else ""
+        missing = ", grey: not run" if np.isnan(grid).any() else ""
+        ax.set_title(f"{proto}: {metric}{unit}{missing}", fontsize=10)
+        fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02).set_label(metric + unit)
+        paths.append(_save(fig, plot_dir / f"heatmap__{_slug(proto, metric)}.png"))
+    return paths
+
+
 def make_plots(out_dir: str | Path, table: pd.DataFrame, keys: set[str] | None = None,
                notes: list[str] | None = None) -> list[Path]:
     """Every plot the run's data allows (cells of ``keys`` only, if given), under
@@ -324,4 +380,4 @@ def make_plots(out_dir: str | Path, table: pd.DataFrame, keys: set[str] | None =
     return [*roc_curves(out_dir, plot_dir, keys, styles=styles),
             *rank_at_k_curves(summary, plot_dir, styles=styles, notes=notes),
             *rank_vs_authors(summary, plot_dir, styles=styles, notes=notes),
-            *masking_bars(summary, plot_dir, notes=notes)]
+            *masking_bars(summary, plot_dir, notes=notes), *heatmaps(summary, plot_dir, notes)]

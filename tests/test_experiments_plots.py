@@ -1,4 +1,4 @@
-"""Plots: one look per method, figures that would show nothing, missing matplotlib."""
+"""Plots: one look per method, heatmaps, figures that would show nothing, missing matplotlib."""
 
 import subprocess
 import sys
@@ -11,7 +11,7 @@ from experiments_standins import ToyVerification, toy_grid, toy_loader
 
 from experiments import plots
 from experiments.grid import expand
-from experiments.plots import make_plots, method_styles, rank_at_k_curves
+from experiments.plots import heatmaps, make_plots, method_styles, rank_at_k_curves
 from experiments.report import collect, write_report
 from experiments.runner import run
 
@@ -34,15 +34,28 @@ def test_every_method_looks_different():
         assert all(x != y for x, y in zip(a, b))
 
 
+def test_heatmap_per_protocol_of_its_headline_metric(tmp_path):
+    summary = _summary([
+        {"dataset": d, "setting": s, "method": m, "metric": metric, "mean": v}
+        for d, s in [("imdb62", '{"n_authors": 2}'), ("blog", '{"n_authors": 5}')]
+        for m, v in [("ppm", 0.6), ("delta", 0.8)]
+        for metric in ["rank@1", "mrr"]][:-2])  # delta has no result on blog
+    (path,) = heatmaps(summary, tmp_path)
+    assert path.name == "heatmap__aidbench_one_to_many__rank_1.png"
+    assert path.stat().st_size > 1000
+
+
 def test_figures_that_show_nothing_are_not_drawn_and_noted(tmp_path):
     summary = _summary([
         {"dataset": "mlpapers", "setting": '{"n_authors": 2}', "method": m, "metric": k,
          "mean": 1.0} for m in ["ppm", "delta"] for k in ["rank@1", "rank@3"]])
     notes = []
     assert rank_at_k_curves(summary, tmp_path, notes=notes) == []
+    assert heatmaps(summary, tmp_path, notes=notes) == []
     assert notes == [
         "Rank@k mlpapers · aidbench_one_to_many · n_authors=2: not drawn, every method has "
-        "Rank@k 100% at every k"]
+        "Rank@k 100% at every k",
+        "heatmap aidbench_one_to_many: not drawn, every method has rank@1 1"]
     assert not list(tmp_path.iterdir())
     summary.loc[0, "mean"] = 0.5
     (path,) = rank_at_k_curves(summary, tmp_path)

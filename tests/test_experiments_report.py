@@ -113,9 +113,10 @@ def test_report_and_plots(finished_run):
     table, failures = collect(finished_run)
     plots = make_plots(finished_run, table)
     names = sorted(p.name.split("__")[0] for p in plots)
-    # ROC for both toy_verification settings, Rank@k for both toy_ranking settings, and one
-    # accuracy-vs-authors figure; no masking data, so no masking plot
-    assert names == ["rank_at_k", "rank_at_k", "roc", "roc", "vs_authors"]
+    # ROC for both toy_verification settings, Rank@k for both toy_ranking settings, one
+    # accuracy-vs-authors figure and a heatmap per protocol; no masking data, so no masking plot
+    assert names == ["heatmap", "heatmap", "rank_at_k", "rank_at_k", "roc", "roc",
+                     "vs_authors"]
     assert all(p.stat().st_size > 1000 for p in plots)
     info = {"command": ["python", "-m", "experiments.run_all"], "summary": {"total": 16},
             "skipped": ["dataset missing: not available"]}
