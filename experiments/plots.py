@@ -96,6 +96,12 @@ def _sample_text(part: pd.DataFrame) -> str:
     return f"n={_span(n)}, {_span(seeds)} seed{'s' if seeds.max() > 1 else ''}{small}"
 
 
+def _label_width(labels) -> float:
+    """Inches a column (or group of bars) needs so that its fontsize-7 tick label, one line per
+    ``\\n``, does not run into the next one."""
+    return max(0.9, 0.065 * max(len(t) for lab in labels for t in lab.split("\n")))
+
+
 def _flat(values) -> bool:
     """Every finite value the same: the figure would show nothing to compare."""
     v = np.asarray(values, dtype=np.float64)
@@ -289,7 +295,8 @@ def masking_bars(summary: pd.DataFrame, plot_dir: Path,
             _not_drawn(notes, f"masking bars {_title(ds, proto)}",
                        f"{metric} {p['mean'].iloc[0]:g} with and without masking")
             continue
-        fig, ax = plt.subplots(figsize=(max(4.5, 0.9 * len(groups) + 2), 3.8))
+        labels = [f"{s}\n{m}" for s, m in groups]
+        fig, ax = plt.subplots(figsize=(max(4.5, _label_width(labels) * len(groups) + 2), 3.8))
         width = 0.8 / len(maskings)
         x = np.arange(len(groups))
         for i, mk in enumerate(maskings):
@@ -300,8 +307,7 @@ def masking_bars(summary: pd.DataFrame, plot_dir: Path,
             # no bar for a single replicate: a zero-length bar would claim no spread
             ax.bar(x + i * width, mean, width, capsize=3, color=_COLOURS[i % len(_COLOURS)],
                    yerr=std if np.isfinite(std).any() else None, label=f"masking={mk}")
-        ax.set_xticks(x + width * (len(maskings) - 1) / 2,
-                      [f"{s}\n{m}" for s, m in groups], fontsize=7)
+        ax.set_xticks(x + width * (len(maskings) - 1) / 2, labels, fontsize=7)
         ax.set(ylabel=metric, title=f"{_title(ds, proto)}: with vs without masking\n"
                                     f"{_sample_text(p)}")
         _legend(ax)
@@ -335,9 +341,9 @@ def heatmaps(summary: pd.DataFrame, plot_dir: Path, notes: list[str] | None = No
         labels = ["\n".join([d, *[f"{k}={v}" for k, v in json.loads(s).items()],
                              _sample_text(p[(p["dataset"] == d) & (p["setting"] == s)])])
                   for d, s in columns]
-        width = max(0.9, 0.065 * max(len(t) for lab in labels for t in lab.split("\n")))
         plt = _pyplot()
-        fig, ax = plt.subplots(figsize=(1.8 + width * len(columns), 1.0 + 0.32 * len(methods)))
+        fig, ax = plt.subplots(figsize=(1.8 + _label_width(labels) * len(columns),
+                                        1.0 + 0.32 * len(methods)))
         ax.set_facecolor("#d9d9d9")
         im = ax.imshow(np.ma.masked_invalid(grid), cmap="viridis", aspect="auto")
         lo, hi = np.nanmin(grid), np.nanmax(grid)
