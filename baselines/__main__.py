@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 import time
 
 from baselines.pan_io import write_answers
@@ -31,11 +32,25 @@ def _parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _method_list(width: int = 100) -> str:
+    """The registered methods as left-aligned columns method, kind, description, the
+    description wrapped so that no line is longer than ``width``."""
+    table = method_table()
+    w_name = max(len("method"), *map(len, table["method"]))
+    w_kind = max(len("kind"), *map(len, table["kind"]))
+    indent = " " * (w_name + w_kind + 4)
+    lines = [f"{'method':<{w_name}}  {'kind':<{w_kind}}  description"]
+    for r in table.itertuples():
+        lines.append(textwrap.fill(r.description, width, subsequent_indent=indent,
+                                   initial_indent=f"{r.method:<{w_name}}  {r.kind:<{w_kind}}  "))
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     ap = _parser()
     args = ap.parse_args(argv)
     if args.list:
-        print(method_table()[["method", "kind", "description"]].to_string(index=False))
+        print(_method_list())
         return 0
     if not args.method or not args.input or not args.output:
         ap.error("METHOD, -i INPUT_DIR and -o OUTPUT_DIR are required (or --list)")

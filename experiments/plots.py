@@ -2,9 +2,19 @@
 
 - ROC curves per verifier: from per-item scores (``y_true``, ``y_score``) stored with cells, one
   figure per (dataset, protocol, setting), seeds pooled.
-- Rank@k curves: mean ``rank@k`` against k, one line per method.
+- Rank@k curves: mean ``rank@k`` against k, one line per method, ± std over groups and seeds
+  (lines are shifted a little along x, so that methods with equal values stay visible).
 - Accuracy (Rank@1) against the number of authors, for settings with an ``n_authors`` key.
-- With vs without masking: bars of the headline metric where some cells ran with a masking.
+- With vs without masking: bars (± std) of the headline metric where some cells ran with a
+  masking.
+- Heatmap per protocol: its headline metric (the first of
+  :data:`experiments.report.HEADLINE_METRICS`), methods x (dataset, setting).
+
+A method keeps one colour, line style and marker in every plot of a run
+(:func:`method_styles`), legends sit beside the axes, not over the data, titles give the items
+per run and the seeds (flagged below :data:`experiments.report.SMALL_SAMPLE`), and a figure in
+which every plotted value is the same (e.g. Rank@k 100% for every method) is not drawn:
+``notes`` says so. Without matplotlib nothing is drawn and one line says what to install.
 """
 
 from __future__ import annotations
@@ -12,17 +22,33 @@ from __future__ import annotations
 import json
 import logging
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from experiments.report import summarise
+from experiments.report import (
+    HEADLINE_METRICS,
+    PERCENT_PROTOCOLS,
+    SMALL_SAMPLE,
+    _natural,
+    summarise,
+)
 from experiments.runner import CellStore
 
-__all__ = ["make_plots", "masking_bars", "rank_at_k_curves", "rank_vs_authors", "roc_curves"]
+__all__ = ["heatmaps", "make_plots", "masking_bars", "method_styles", "rank_at_k_curves",
+           "rank_vs_authors", "roc_curves"]
 
 log = logging.getLogger(__name__)
+
+# tab10 with black in place of its grey, which the chance diagonal uses
+_COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+            "#000000", "#bcbd22", "#17becf"]
+_LINESTYLES = ["-", "--", "-.", ":"]
+_MARKERS = ["o", "s", "^", "D", "v", "P", "X"]
+
+NO_MATPLOTLIB = "plots skipped: matplotlib is not installed (pip install 'stylo[viz]')"
 
 
 def _pyplot():
@@ -30,6 +56,15 @@ def _pyplot():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     return plt
+
+
+def method_styles(methods) -> dict[str, dict]:
+    """Colour, line style and marker of each method (sorted names). The three cycles have
+    coprime-ish lengths (10, 4, 7), so no two of the first 140 methods share all three and
+    neighbours differ in every one."""
+    return {m: {"color": _COLOURS[i % len(_COLOURS)], "linestyle": _LINESTYLES[i % len(
+        _LINESTYLES)], "marker": _MARKERS[i % len(_MARKERS)]}
+            for i, m in enumerate(sorted(set(methods)))}
 
 
 def _slug(*parts) -> str:
@@ -40,17 +75,78 @@ def _setting_text(setting: str) -> str:
     return ", ".join(f"{k}={v}" for k, v in json.loads(setting).items())
 
 
+def _title(*parts: str) -> str:
+    return " · ".join(p for p in parts if p)
+
+
+def _span(values) -> str:
+    lo, hi = int(min(values)), int(max(values))
+    return str(lo) if lo == hi else f"{lo}–{hi}"
+
+
+def _sample_text(part: pd.DataFrame) -> str:
+    """Items per run and seeds of a figure's rows (``n``, ``seeds`` columns), e.g.
+    "n=40, 1 seed (small sample)"; a range where rows differ, "" without sizes."""
+    if "n" not in part:
+        return ""
+    n, seeds = part["n"].dropna(), part["seeds"].dropna()
+    if n.empty:
+        return ""
+    small = " (small sample)" if n.min() < SMALL_SAMPLE else ""
+    return f"n={_span(n)}, {_span(seeds)} seed{'s' if seeds.max() > 1 else ''}{small}"
+
+
+def _label_width(labels) -> float:
+    """Inches a column (or group of bars) needs so that its fontsize-7 tick label, one line per
+    ``\\n``, does not run into the next one."""
+    return max(0.9, 0.065 * max(len(t) for lab in labels for t in lab.split("\n")))
+
+
+def _flat(values) -> bool:
+    """Every finite value the same: the figure would show nothing to compare."""
+    v = np.asarray(values, dtype=np.float64)
+    v = v[np.isfinite(v)]
+    return len(v) > 0 and bool(np.ptp(v) == 0)
+
+
+def _not_drawn(notes: list[str] | None, what: str, value: str) -> None:
+    line = f"{what}: not drawn, every method has {value}"
+    log.info(line)
+    if notes is not None:
+        notes.append(line)
+
+
+def _legend(ax) -> None:
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize=8,
+              frameon=False)
+
+
 def _save(fig, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    # fixed margins: tight_layout costs more than the drawing on a busy machine
-    fig.subplots_adjust(left=0.16, right=0.97, bottom=0.16, top=0.84)
-    fig.savefig(path, dpi=100)
+    # "tight" grows the image to hold the legend beside the axes, whatever its labels' length
+    fig.savefig(path, dpi=100, bbox_inches="tight", pad_inches=0.1)
     _pyplot().close(fig)
     return path
 
 
-def roc_curves(out_dir: str | Path, plot_dir: Path, keys: set[str] | None = None
-               ) -> list[Path]:
+def _lines(ax, part: pd.DataFrame, x: str, styles: dict[str, dict]) -> None:
+    """One line per method of ``part`` (columns ``x``, ``mean``, ``std`` as fractions) in
+    percent, with ± std bars where there are several replicates; each method is shifted by a
+    small step along x so that equal values do not hide each other."""
+    methods = sorted(part["method"].unique())
+    ticks = np.unique(part[x])
+    step = 0.4 * (np.diff(ticks).min() if len(ticks) > 1 else 1.0) / max(len(methods) - 1, 1)
+    for i, method in enumerate(methods):
+        m = part[part["method"] == method].sort_values(x)
+        std = 100 * m["std"]
+        ax.errorbar(m[x] + (i - (len(methods) - 1) / 2) * step, 100 * m["mean"],
+                    yerr=None if std.isna().all() else std.fillna(0.0), capsize=3, lw=1.5,
+                    ms=5, label=method, **styles[method])
+    ax.set_xticks(ticks)
+
+
+def roc_curves(out_dir: str | Path, plot_dir: Path, keys: set[str] | None = None,
+               styles: dict[str, dict] | None = None) -> list[Path]:
     """One ROC figure per (dataset, protocol, setting) that has per-item scores."""
     from sklearn.metrics import roc_curve
 
@@ -66,16 +162,18 @@ def roc_curves(out_dir: str | Path, plot_dir: Path, keys: set[str] | None = None
         spec = rec["spec"]
         frames.append(pd.DataFrame({"dataset": spec["dataset"], "protocol": spec["protocol"],
                                     "setting": json.dumps(spec["setting"], sort_keys=True),
-                                    "method": spec["method"],
+                                    "method": spec["method"], "seed": spec["seed"],
                                     "y_true": sc["y_true"].astype(bool).to_numpy(),
                                     "y_score": sc["y_score"].astype(float).to_numpy()}))
     if not frames:
         log.info("ROC curves skipped: no cell stored per-item scores")
         return []
+    scores = pd.concat(frames)
+    styles = styles or method_styles(scores["method"])
     plt = _pyplot()
     paths = []
-    for (ds, proto, setting), part in pd.concat(frames).groupby(
-            ["dataset", "protocol", "setting"], sort=True):
+    for (ds, proto, setting), part in scores.groupby(["dataset", "protocol", "setting"],
+                                                      sort=True):
         fig, ax = plt.subplots(figsize=(4.5, 4.5))
         drawn = 0
         for method, m in part.groupby("method", sort=True):
@@ -83,48 +181,57 @@ def roc_curves(out_dir: str | Path, plot_dir: Path, keys: set[str] | None = None
                 continue
             fpr, tpr, _ = roc_curve(m["y_true"], m["y_score"])
             auc = pan_auc(m["y_true"], m["y_score"])
-            ax.plot(fpr, tpr, label=f"{method} (AUC {auc:.3f})")
+            ax.plot(fpr, tpr, lw=1.5, ms=4, markevery=0.1, label=f"{method} (AUC {auc:.3f})",
+                    **styles[method])
             drawn += 1
         if not drawn:
             plt.close(fig)
             continue
+        sizes = part.groupby(["method", "seed"]).size().groupby("method").agg(
+            n="min", seeds="size")
         ax.plot([0, 1], [0, 1], color="grey", lw=0.8, ls="--")
-        ax.set(xlabel="false positive rate", ylabel="true positive rate",
-               title=f"{ds} · {proto}\n{_setting_text(setting)}")
-        ax.legend(loc="lower right", fontsize=8)
+        ax.set(xlabel="false positive rate", ylabel="true positive rate", xlim=(0, 1),
+               ylim=(0, 1), title=f"{_title(ds, proto)}\n{_setting_text(setting)}\n"
+               f"{_sample_text(sizes)}{', pooled' if sizes['seeds'].max() > 1 else ''}")
+        _legend(ax)
         paths.append(_save(fig, plot_dir / f"roc__{_slug(ds, proto, setting)}.png"))
     return paths
 
 
-def rank_at_k_curves(summary: pd.DataFrame, plot_dir: Path) -> list[Path]:
+def rank_at_k_curves(summary: pd.DataFrame, plot_dir: Path,
+                     styles: dict[str, dict] | None = None, notes: list[str] | None = None
+                     ) -> list[Path]:
     """Mean Rank@k against k per method, one figure per (dataset, protocol, setting)."""
     ranks = summary[summary["metric"].str.fullmatch(r"rank@\d+")]
     if ranks.empty:
         log.info("Rank@k curves skipped: no rank@k metric in the results")
         return []
     ranks = ranks.assign(k=ranks["metric"].str.slice(5).astype(int))
+    styles = styles or method_styles(ranks["method"])
     plt = _pyplot()
     paths = []
     for (ds, proto, setting), part in ranks.groupby(["dataset", "protocol", "setting"]):
+        what = f"Rank@k {_title(ds, proto, _setting_text(setting))}"
+        if _flat(part["mean"]):
+            _not_drawn(notes, what, f"Rank@k {100 * part['mean'].iloc[0]:g}% at every k")
+            continue
         fig, ax = plt.subplots(figsize=(4.5, 3.5))
-        for method, m in part.groupby("method", sort=True):
-            m = m.sort_values("k")
-            ax.errorbar(m["k"], 100 * m["mean"], yerr=100 * m["std"], marker="o", capsize=3,
-                        label=method)
-        ax.set(xlabel="k", ylabel="Rank@k (%)", ylim=(0, 100),
-               title=f"{ds} · {proto}\n{_setting_text(setting)}")
-        ax.legend(fontsize=8)
+        _lines(ax, part, "k", styles)
+        ax.set(xlabel="k", ylabel="Rank@k (%)", ylim=(0, 105),
+               title=f"{_title(ds, proto)}\n{_setting_text(setting)}\n{_sample_text(part)}")
+        _legend(ax)
         paths.append(_save(fig, plot_dir / f"rank_at_k__{_slug(ds, proto, setting)}.png"))
     return paths
 
 
-def rank_vs_authors(summary: pd.DataFrame, plot_dir: Path, metric: str = "rank@1"
+def rank_vs_authors(summary: pd.DataFrame, plot_dir: Path, metric: str = "rank@1",
+                    styles: dict[str, dict] | None = None, notes: list[str] | None = None
                     ) -> list[Path]:
     """``metric`` against the setting's ``n_authors``, one line per method, one figure per
     (dataset, protocol, other setting keys)."""
     part = summary[summary["metric"] == metric]
     settings = part["setting"].map(json.loads)
-    has_n = settings.map(lambda s: "n_authors" in s)
+    has_n = settings.map(lambda s: "n_authors" in s).astype(bool)
     part, settings = part[has_n], settings[has_n]
     if part.empty:
         log.info("accuracy vs number of authors skipped: no %s with an n_authors setting", metric)
@@ -132,20 +239,22 @@ def rank_vs_authors(summary: pd.DataFrame, plot_dir: Path, metric: str = "rank@1
     rest = settings.map(lambda s: json.dumps({k: v for k, v in s.items() if k != "n_authors"},
                                              sort_keys=True))
     part = part.assign(n_authors=settings.map(lambda s: s["n_authors"]).astype(int), rest=rest)
+    styles = styles or method_styles(part["method"])
     plt = _pyplot()
     paths = []
     for (ds, proto, rest_s), p in part.groupby(["dataset", "protocol", "rest"]):
         if p["n_authors"].nunique() < 2:
             continue
-        fig, ax = plt.subplots(figsize=(4.5, 3.5))
-        for method, m in p.groupby("method", sort=True):
-            m = m.sort_values("n_authors")
-            ax.errorbar(m["n_authors"], 100 * m["mean"], yerr=100 * m["std"], marker="o",
-                        capsize=3, label=method)
         extra = _setting_text(rest_s)
-        ax.set(xlabel="number of authors", ylabel=f"{metric} (%)", ylim=(0, 100),
-               title=f"{ds} · {proto}" + (f"\n{extra}" if extra else ""))
-        ax.legend(fontsize=8)
+        if _flat(p["mean"]):
+            _not_drawn(notes, f"{metric} vs number of authors {_title(ds, proto, extra)}",
+                       f"{metric} {100 * p['mean'].iloc[0]:g}% at every number of authors")
+            continue
+        fig, ax = plt.subplots(figsize=(4.5, 3.5))
+        _lines(ax, p, "n_authors", styles)
+        ax.set(xlabel="number of authors", ylabel=f"{metric} (%)", ylim=(0, 105),
+               title="\n".join(t for t in (_title(ds, proto), extra, _sample_text(p)) if t))
+        _legend(ax)
         paths.append(_save(fig, plot_dir / f"vs_authors__{_slug(ds, proto, rest_s)}.png"))
     if not paths:
         log.info("accuracy vs number of authors skipped: fewer than two author counts")
@@ -153,10 +262,14 @@ def rank_vs_authors(summary: pd.DataFrame, plot_dir: Path, metric: str = "rank@1
 
 
 def masking_bars(summary: pd.DataFrame, plot_dir: Path,
-                 metrics: tuple[str, ...] = ("overall", "auc", "accuracy")) -> list[Path]:
-    """Bars with vs without masking (setting key ``masking``; a setting without it is the
-    unmasked run, ``none``) per split and method, for each dataset and protocol that has
-    masked results."""
+                 metrics: tuple[str, ...] = ("overall", "auc", "accuracy"),
+                 notes: list[str] | None = None) -> list[Path]:
+    """Bars (± std over groups and seeds) with vs without masking (setting key ``masking``;
+    a setting without it is the unmasked run, ``none``) per split and method, for each dataset
+    and protocol that has masked results."""
+    if summary.empty:
+        log.info("masking bars skipped: no results")
+        return []
     settings = summary["setting"].map(json.loads)
     masked = summary.assign(masking=settings.map(lambda s: str(s.get("masking", "none"))),
                             split=settings.map(lambda s: _setting_text(json.dumps(
@@ -174,30 +287,103 @@ def masking_bars(summary: pd.DataFrame, plot_dir: Path,
     paths = []
     for (ds, proto), p in part.groupby(["dataset", "protocol"]):
         groups = sorted({(s, m) for s, m in zip(p["split"], p["method"], strict=True)})
-        maskings = sorted(p["masking"].unique())
+        # the unmasked run first: the bars beside it are the change a masking makes
+        maskings = sorted(p["masking"].unique(), key=lambda mk: (mk != "none", mk))
         if len(maskings) < 2:
             continue
-        fig, ax = plt.subplots(figsize=(max(4.5, 0.9 * len(groups) + 2), 3.8))
+        if _flat(p["mean"]):
+            _not_drawn(notes, f"masking bars {_title(ds, proto)}",
+                       f"{metric} {p['mean'].iloc[0]:g} with and without masking")
+            continue
+        labels = [f"{s}\n{m}" for s, m in groups]
+        fig, ax = plt.subplots(figsize=(max(4.5, _label_width(labels) * len(groups) + 2), 3.8))
         width = 0.8 / len(maskings)
         x = np.arange(len(groups))
         for i, mk in enumerate(maskings):
-            vals = [p[(p["split"] == s) & (p["method"] == m) & (p["masking"] == mk)]["mean"]
+            rows = [p[(p["split"] == s) & (p["method"] == m) & (p["masking"] == mk)]
                     for s, m in groups]
-            ax.bar(x + i * width, [v.iloc[0] if len(v) else np.nan for v in vals], width,
-                   label=f"masking={mk}")
-        ax.set_xticks(x + width * (len(maskings) - 1) / 2,
-                      [f"{s}\n{m}" for s, m in groups], fontsize=7)
-        ax.set(ylabel=metric, title=f"{ds} · {proto}: with vs without masking")
-        ax.legend(fontsize=8)
+            mean = [r["mean"].iloc[0] if len(r) else np.nan for r in rows]
+            std = [r["std"].iloc[0] if len(r) else np.nan for r in rows]
+            # no bar for a single replicate: a zero-length bar would claim no spread
+            ax.bar(x + i * width, mean, width, capsize=3, color=_COLOURS[i % len(_COLOURS)],
+                   yerr=std if np.isfinite(std).any() else None, label=f"masking={mk}")
+        ax.set_xticks(x + width * (len(maskings) - 1) / 2, labels, fontsize=7)
+        ax.set(ylabel=metric, title=f"{_title(ds, proto)}: with vs without masking\n"
+                                    f"{_sample_text(p)}")
+        _legend(ax)
         paths.append(_save(fig, plot_dir / f"masking__{_slug(ds, proto)}.png"))
     return paths
 
 
-def make_plots(out_dir: str | Path, table: pd.DataFrame, keys: set[str] | None = None
-               ) -> list[Path]:
+def heatmaps(summary: pd.DataFrame, plot_dir: Path, notes: list[str] | None = None
+             ) -> list[Path]:
+    """Per protocol, the mean of its headline metric (the first of ``HEADLINE_METRICS`` the
+    results have, else the first metric by name) for every method (rows) on every dataset and
+    setting (columns, with their items per run and seeds), written in each cell; grey where a
+    method did not run."""
+    paths = []
+    for proto, part in summary.groupby("protocol", sort=True):
+        present = set(part["metric"])
+        metric = next((m for m in HEADLINE_METRICS.get(proto, []) if m in present),
+                      min(present))
+        p = part[part["metric"] == metric]
+        if _flat(p["mean"]):
+            _not_drawn(notes, f"heatmap {proto}", f"{metric} {p['mean'].iloc[0]:g}")
+            continue
+        columns = sorted({(d, s) for d, s in zip(p["dataset"], p["setting"], strict=True)},
+                         key=lambda c: (c[0], _natural(c[1])))
+        methods = sorted(p["method"].unique())
+        scale = 100.0 if proto in PERCENT_PROTOCOLS else 1.0
+        grid = np.full((len(methods), len(columns)), np.nan)
+        for r in p.itertuples():
+            grid[methods.index(r.method), columns.index((r.dataset, r.setting))] = scale * r.mean
+        # one line per setting key, so that the labels stay horizontal and short
+        labels = ["\n".join([d, *[f"{k}={v}" for k, v in json.loads(s).items()],
+                             _sample_text(p[(p["dataset"] == d) & (p["setting"] == s)])])
+                  for d, s in columns]
+        plt = _pyplot()
+        fig, ax = plt.subplots(figsize=(1.8 + _label_width(labels) * len(columns),
+                                        1.0 + 0.32 * len(methods)))
+        ax.set_facecolor("#d9d9d9")
+        im = ax.imshow(np.ma.masked_invalid(grid), cmap="viridis", aspect="auto")
+        lo, hi = np.nanmin(grid), np.nanmax(grid)
+        for (i, j), v in np.ndenumerate(grid):
+            if np.isfinite(v):
+                # dark text on the light (high) end of viridis, light text on the dark end
+                ax.text(j, i, f"{v:.1f}" if scale != 1.0 else f"{v:.2f}", ha="center",
+                        va="center", fontsize=7,
+                        color="black" if v > lo + 0.6 * (hi - lo) else "white")
+        ax.set_yticks(range(len(methods)), methods, fontsize=8)
+        ax.set_xticks(range(len(columns)), labels, fontsize=7)
+        unit = " (%)" if scale != 1.0 else ""
+        missing = ", grey: not run" if np.isnan(grid).any() else ""
+        ax.set_title(f"{proto}: {metric}{unit}{missing}", fontsize=10)
+        fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02).set_label(metric + unit)
+        paths.append(_save(fig, plot_dir / f"heatmap__{_slug(proto, metric)}.png"))
+    return paths
+
+
+def make_plots(out_dir: str | Path, table: pd.DataFrame, keys: set[str] | None = None,
+               notes: list[str] | None = None) -> list[Path]:
     """Every plot the run's data allows (cells of ``keys`` only, if given), under
-    ``<out>/plots/``."""
+    ``<out>/plots/``. ``notes``, when given, receives one line per plot not drawn and why.
+
+    Without matplotlib: no plot, and one line on stderr (and in ``notes``) saying what to
+    install."""
+    try:
+        _pyplot()
+    except ImportError:
+        print(NO_MATPLOTLIB, file=sys.stderr)
+        if notes is not None:
+            notes.append(NO_MATPLOTLIB)
+        return []
+    if table.empty:
+        log.info("plots skipped: no results (every cell failed or none ran)")
+        return []
     plot_dir = Path(out_dir) / "plots"
     summary = summarise(table)
-    return [*roc_curves(out_dir, plot_dir, keys), *rank_at_k_curves(summary, plot_dir),
-            *rank_vs_authors(summary, plot_dir), *masking_bars(summary, plot_dir)]
+    styles = method_styles(table["method"])
+    return [*roc_curves(out_dir, plot_dir, keys, styles=styles),
+            *rank_at_k_curves(summary, plot_dir, styles=styles, notes=notes),
+            *rank_vs_authors(summary, plot_dir, styles=styles, notes=notes),
+            *masking_bars(summary, plot_dir, notes=notes), *heatmaps(summary, plot_dir, notes)]

@@ -4,7 +4,9 @@ The table is long: one row per (cell, group, metric) with columns ``dataset, pro
 method, seed, group, metric, value, n, runtime, key`` (``setting`` is the setting's canonical
 JSON). ``REPORT.md`` has one table per protocol shaped like the papers' (mean ± std over
 groups and seeds; AIDBench protocols in percent), a leaderboard beside the published numbers kept
-in ``stylo/resources/published/*.csv``, and the list of failed cells with their errors.
+in ``stylo/resources/published/*.csv``, and the list of failed cells with their errors. Every
+row of the tables and the leaderboard says how many items one run scored (``n``) and how many
+seeds ran; rows with fewer than :data:`SMALL_SAMPLE` items are flagged "small sample".
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ from experiments.methods import method_label
 from experiments.runner import CellStore
 from stylo.metrics.aggregate import mean_std
 
-__all__ = ["HEADLINE_METRICS", "PUBLISHED_DIR", "collect", "leaderboard", "load_published",
-           "manifest", "replicates", "summarise", "write_report", "write_tables"]
+__all__ = ["HEADLINE_METRICS", "PUBLISHED_DIR", "SMALL_SAMPLE", "collect", "leaderboard",
+           "load_published", "manifest", "replicates", "summarise", "write_report",
+           "write_tables"]
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 # package data of stylo, so a non-editable install finds it too
@@ -45,6 +48,10 @@ HEADLINE_METRICS = {
 }
 #: protocols whose papers report percentages
 PERCENT_PROTOCOLS = {"aidbench_one_to_one", "aidbench_one_to_two", "aidbench_one_to_many"}
+#: a run that scored fewer items is flagged "small sample": below 100, the 95% interval of a
+#: proportion near 50% (1.96 * sqrt(0.25 / n)) is wider than ±10 points, more than most gaps
+#: between the methods and the published figures
+SMALL_SAMPLE = 100
 
 _PACKAGES = ["stylo", "numpy", "scipy", "scikit-learn", "numba", "pandas", "joblib", "pyarrow",
              "matplotlib", "tqdm", "dask", "distributed", "zstandard", "nltk"]
@@ -130,14 +137,31 @@ def _mean_std(table: pd.DataFrame, percent: bool = False) -> pd.DataFrame:
                     percent=percent, digits=1 if percent else 3)
 
 
+def _sample_sizes(table: pd.DataFrame) -> pd.DataFrame:
+    """``n``, the items one run scored (texts, triplets, queries, pairs or problems: the sum of
+    the replicates' ``n``, the fewest over seeds; missing when a protocol gives none), and
+    ``seeds``, the runs, per dataset x protocol x setting x method x metric."""
+    per_run = replicates(table).assign(n=lambda t: pd.to_numeric(t["n"])).groupby(
+        [*_SUMMARY_KEYS, "seed"])["n"].sum(min_count=1)
+    out = per_run.groupby(_SUMMARY_KEYS).agg(["min", "size"]).reset_index()
+    return out.rename(columns={"min": "n", "size": "seeds"}).astype({"n": "Int64",
+                                                                      "seeds": "Int64"})
+
+
 def summarise(table: pd.DataFrame) -> pd.DataFrame:
     """Mean, std (sample, ddof=1; NaN for one replicate) and count of each metric over the
     replicates (groups and seeds) of every dataset x protocol x setting x method, computed by
-    :func:`stylo.metrics.aggregate.mean_std`."""
+    :func:`stylo.metrics.aggregate.mean_std`, with the items per run (``n``, the fewest over
+    seeds) and the number of ``seeds``."""
+    columns = [*_SUMMARY_KEYS, "mean", "std", "count", "n", "seeds"]
     if table.empty:
-        return pd.DataFrame(columns=[*_SUMMARY_KEYS, "mean", "std", "count"])
+        return pd.DataFrame(columns=columns)
     out = _mean_std(table).rename(columns={"n": "count"})
-    return out[[*_SUMMARY_KEYS, "mean", "std", "count"]]
+    return out.merge(_sample_sizes(table), on=_SUMMARY_KEYS, how="left")[columns]
+
+
+def _small(n) -> bool:
+    return not pd.isna(n) and n < SMALL_SAMPLE
 
 
 def _setting_label(setting: str) -> str:
@@ -152,6 +176,7 @@ def _natural(setting: str) -> tuple:
 
 
 def _markdown(frame: pd.DataFrame) -> str:
+    """A markdown table; missing values print empty, counts (``Int64`` columns) as integers."""
     cols = list(frame.columns)
     lines = ["| " + " | ".join(map(str, cols)) + " |", "|" + "---|" * len(cols)]
     for row in frame.itertuples(index=False):
@@ -160,20 +185,32 @@ def _markdown(frame: pd.DataFrame) -> str:
 
 
 def protocol_tables(table: pd.DataFrame) -> dict[str, str]:
-    """Markdown table per protocol: rows dataset x setting x method, columns its headline
-    metrics as mean ± std (percent for AIDBench protocols)."""
+    """Markdown table per protocol: rows dataset x setting x method with the items per run
+    (``n``, the fewest over the shown metrics) and seeds, columns its headline metrics as
+    mean ± std (percent for AIDBench protocols); a ``sample`` column flags small samples
+    when a row has one."""
     out = {}
+    index = ["dataset", "setting", "method"]
     for proto, rows in table.groupby("protocol", sort=True):
         part = _mean_std(rows, percent=proto in PERCENT_PROTOCOLS)
         wanted = HEADLINE_METRICS.get(proto)
         metrics = [m for m in (wanted or sorted(part["metric"].unique()))
                    if m in set(part["metric"])]
-        wide = part.pivot_table(index=["dataset", "setting", "method"], columns="metric",
-                                values="formatted", aggfunc="first").reset_index()
+        wide = part.pivot_table(index=index, columns="metric", values="formatted",
+                                aggfunc="first").reset_index()
+        sizes = _sample_sizes(rows)
+        sizes = sizes[sizes["metric"].isin(metrics)].groupby(index).agg(
+            n=("n", "min"), seeds=("seeds", "max")).reset_index()
+        wide = wide.merge(sizes, on=index, how="left")
         wide = wide.iloc[sorted(range(len(wide)), key=lambda i: (
             wide["dataset"].iloc[i], _natural(wide["setting"].iloc[i]), wide["method"].iloc[i]))]
         wide["setting"] = wide["setting"].map(_setting_label)
-        out[proto] = _markdown(wide[["dataset", "setting", "method", *metrics]])
+        columns = [*index, "n", "seeds", *metrics]
+        small = wide["n"].map(_small)
+        if small.any():
+            wide["sample"] = np.where(small, "small sample", "")
+            columns.append("sample")
+        out[proto] = _markdown(wide[columns])
     return out
 
 
@@ -194,7 +231,9 @@ def leaderboard(summary: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
     """Published figures beside stylo's methods on the same dataset, protocol, setting, metric.
 
     One block per published (dataset, protocol, setting, metric) that this run has results
-    for; stylo's values are shown in the published unit (percent or fraction), best first.
+    for; stylo's values are shown in the published unit (percent or fraction), best first, with
+    their items per run (``n``) and ``seeds``, and "small sample" in ``note`` below
+    :data:`SMALL_SAMPLE` items (a published row's sample size is in its ``note``).
     """
     rows = []
     if published.empty:
@@ -203,8 +242,9 @@ def leaderboard(summary: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
     for (ds, proto, setting, metric), pub in published.groupby(keys, sort=False):
         percent = (pub["unit"] == "percent").all()
         scale = 100.0 if percent else 1.0
-        block = [{"system": r.method, "value": r.value, "std": np.nan,
-                  "source": f"{r.source} {r.table}".strip(), "note": r.verified}
+        block = [{"system": r.method, "value": r.value, "std": np.nan, "n": pd.NA,
+                  "seeds": pd.NA, "source": f"{r.source} {r.table}".strip(),
+                  "note": f"{r.verified}: {r.note}" if r.note else r.verified}
                  for r in pub.itertuples()]
         ours = summary[(summary["dataset"] == ds) & (summary["protocol"] == proto)
                        & (summary["metric"] == metric)]
@@ -215,14 +255,17 @@ def leaderboard(summary: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
             label = "" if json.loads(r.setting) == json.loads(setting or "{}") else \
                 f" [{_setting_label(r.setting)}]"
             block.append({"system": f"stylo: {r.method}{label}", "value": scale * r.mean,
-                          "std": scale * r.std, "source": f"this run (n={r.count})",
-                          "note": ""})
-        block.sort(key=lambda b: -b["value"] if metric != "brier" else b["value"])
+                          "std": scale * r.std, "n": r.n, "seeds": r.seeds,
+                          "source": "this run",
+                          "note": f"small sample (n < {SMALL_SAMPLE})" if _small(r.n) else ""})
+        # best first; PAN's "brier" is the complement 1 - Brier, higher is better too
+        block.sort(key=lambda b: -b["value"])
         for b in block:
             rows.append({"dataset": ds, "protocol": proto,
                          "setting": _setting_label(setting or "{}"), "metric": metric,
                          "unit": "percent" if percent else "fraction", **b})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows).astype({"n": "Int64", "seeds": "Int64"}) if rows else \
+        pd.DataFrame()
 
 
 def _leaderboard_markdown(board: pd.DataFrame) -> str:
@@ -234,13 +277,14 @@ def _leaderboard_markdown(board: pd.DataFrame) -> str:
                          std=["" if pd.isna(s) else f"{s:.{d}f}"
                               for s, d in zip(board["std"], digits, strict=True)])
     return _markdown(shown[["dataset", "protocol", "setting", "metric", "system", "value", "std",
-                            "source", "note"]])
+                            "n", "seeds", "source", "note"]])
 
 
 def write_report(out_dir: str | Path, table: pd.DataFrame, failures: pd.DataFrame,
                  info: dict, published: pd.DataFrame | None = None,
-                 plots: list[Path] | None = None) -> Path:
-    """Write ``REPORT.md`` and return its path."""
+                 plots: list[Path] | None = None, plot_notes: list[str] | None = None) -> Path:
+    """Write ``REPORT.md`` and return its path; ``plot_notes`` (from
+    :func:`experiments.plots.make_plots`) say which plots were not drawn and why."""
     out = Path(out_dir)
     summary = summarise(table)
     published = load_published() if published is None else published
@@ -255,7 +299,10 @@ def write_report(out_dir: str | Path, table: pd.DataFrame, failures: pd.DataFram
              f"Cells: {s.get('total', '?')} in the grid, {s.get('already_done', '?')} reused, "
              f"{s.get('computed', '?')} computed, {len(failures)} failed.", "",
              "Values are mean ± std (sample std, n-1) over groups and seeds; AIDBench protocols in "
-             "percent, PAN protocols as fractions.", ""]
+             "percent, PAN protocols as fractions. `n`: items one run scored (texts, triplets, "
+             "queries, pairs or problems; the fewest over seeds), `seeds`: runs. "
+             f"\"small sample\": n < {SMALL_SAMPLE}, where the 95% interval of a proportion "
+             "near 50% is wider than ±10 points.", ""]
     if info.get("skipped"):
         lines += ["## Skipped", "", *[f"- {m}" for m in info["skipped"]], ""]
     lines += ["## Leaderboard beside published numbers", "",
@@ -272,8 +319,11 @@ def write_report(out_dir: str | Path, table: pd.DataFrame, failures: pd.DataFram
             lines += [f"- `{f.key}` {f.dataset} / {f.protocol} / {_setting_label(f.setting)} / "
                       f"{f.method} / seed {f.seed}: {f.error}"]
         lines.append("")
-    if plots:
-        lines += ["## Plots", "", *[f"![{p.stem}](plots/{p.name})" for p in plots], ""]
+    if plots or plot_notes:
+        lines += ["## Plots", ""]
+        if plot_notes:
+            lines += [*[f"- {n}" for n in plot_notes], ""]
+        lines += [*[f"![{p.stem}](plots/{p.name})" for p in plots or []], ""]
     path = out / "REPORT.md"
     path.write_text("\n".join(lines), encoding="utf-8")
     return path

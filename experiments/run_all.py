@@ -147,12 +147,13 @@ def main(argv: Sequence[str] | None = None, *, protocols: Mapping | None = None,
     keys = {c.key for c in expansion.cells}
     table, failures = collect(out, keys=keys)
     paths = write_tables(table, out)
-    plots = [] if args.no_plots else make_plots(out, table, keys=keys)
+    plot_notes: list[str] = []
+    plots = [] if args.no_plots else make_plots(out, table, keys=keys, notes=plot_notes)
     info = manifest(argv, started, datetime.now(timezone.utc).isoformat(), machine(),
                     vars(summary), expansion.skipped)
     (out / "manifest.json").write_text(json.dumps(info, indent=1, default=str),
                                        encoding="utf-8")
-    report = write_report(out, table, failures, info, plots=plots)
+    report = write_report(out, table, failures, info, plots=plots, plot_notes=plot_notes)
     print(f"wrote {', '.join(str(p) for p in [*paths, out / 'manifest.json', report])} and "
           f"{len(plots)} plot(s)", file=sys.stderr)
     if len(failures):

@@ -51,6 +51,16 @@ def test_cli_list_and_errors(pan_dirs, capsys):
     assert "no answer for a verification pair" in capsys.readouterr().err
 
 
+def test_cli_list_fits_100_columns(capsys):
+    assert main(["--list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(map(len, lines)) <= 100
+    # one line per method starts with its name; wrapped descriptions continue indented
+    starts = [ln.split()[0] for ln in lines[1:] if not ln.startswith(" ")]
+    assert starts == methods()
+    assert lines[0].split() == ["method", "kind", "description"]
+
+
 def test_every_registered_method_builds_with_a_seed():
     for name in methods():
         est = make(name, seed=7)

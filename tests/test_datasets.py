@@ -168,3 +168,18 @@ def test_repeated_loads_share_the_parse_but_not_the_table(tiny_root):
     with open(tiny_root / "texts.jsonl", "a", encoding="utf-8") as fh:
         fh.write('{"id": "new", "author": "d", "text": "one more text"}\n')
     assert len(load("enron", verify=False)) == 13
+
+
+def test_dataset_table_prints_counts_as_integers(capsys):
+    # a texts row and a pairs row: each lacks the other's counts, which made them floats
+    from stylo.datasets.__main__ import main
+    for name in ["federalist", "pan13_av_en"]:
+        try:
+            load(name)
+        except DatasetNotAvailable as exc:
+            pytest.skip(f"dataset {name!r} not available: {exc}")
+    assert main(["federalist", "pan13_av_en"]) == 0
+    out = capsys.readouterr().out
+    texts, problems = len(load("federalist")), len(load("pan13_av_en"))
+    assert f" {texts} " in out and f" {problems} " in out
+    assert f"{texts}.0" not in out and f"{problems}.0" not in out

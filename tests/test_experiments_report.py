@@ -3,6 +3,7 @@
 import json
 from math import comb
 
+import numpy as np
 import pandas as pd
 import pytest
 from experiments_standins import ToyRanking, ToyVerification, UpperCased, toy_grid, toy_loader
@@ -43,6 +44,8 @@ def test_table_is_tidy_and_summary_is_mean_std_over_groups_and_seeds(finished_ru
     row = summary[(summary["protocol"] == "toy_ranking") & (summary["metric"] == "rank@1")
                   & (summary["setting"] == '{"n_authors": 2}')].iloc[0]
     assert row["count"] == 4
+    # items per run: the 2 groups' single queries; 2 seeds
+    assert (row["n"], row["seeds"]) == (2, 2)
     assert row["mean"] == pytest.approx(one["value"].mean())
     assert row["std"] == pytest.approx(one["value"].std(ddof=1))
     # a protocol without groups: its "all" rows (one per seed) are the replicates
@@ -50,6 +53,10 @@ def test_table_is_tidy_and_summary_is_mean_std_over_groups_and_seeds(finished_ru
     assert auc["count"].tolist() == [2]
     tables = protocol_tables(table)
     assert "rank@1" in tables["toy_ranking"] and "± " in tables["toy_ranking"]
+    lines = tables["toy_ranking"].splitlines()
+    assert lines[0] == "| dataset | setting | method | n | seeds | rank@1 | rank@3 | sample |"
+    assert lines[2].startswith("| toy | n_authors=2 | random | 2 | 2 | ")
+    assert lines[2].endswith(" | small sample |")
 
 
 def test_published_random_guess_rows_equal_the_closed_form():
@@ -74,24 +81,42 @@ def test_leaderboard_puts_stylo_beside_published_rows():
         "setting": ['{"n_authors": 2, "n_groups": 10}', '{"n_authors": 5, "n_groups": 10}',
                     '{"cross_topic": false}'],
         "method": ["random"] * 3, "metric": ["rank@1", "rank@1", "accuracy"],
-        "mean": [0.48, 0.19, 0.51], "std": [0.1, 0.05, 0.02], "count": [30, 30, 3]})
+        "mean": [0.48, 0.19, 0.51], "std": [0.1, 0.05, 0.02], "count": [30, 30, 3],
+        "n": [300, 300, 40], "seeds": [3, 3, 3]})
     board = leaderboard(summary, load_published())
     two = board[(board["dataset"] == "mlpapers") & (board["setting"] == "n_authors=2")
                 & (board["metric"] == "rank@1")]
     assert list(two["system"]) == ["searching-based baseline",
                                    "stylo: random [n_authors=2, n_groups=10]", "random guess"]
     assert two["value"].iloc[1] == pytest.approx(48.0)
+    assert (two["n"].iloc[1], two["seeds"].iloc[1], two["note"].iloc[1]) == (300, 3, "")
     imdb = board[(board["dataset"] == "imdb62")]
     assert list(imdb["system"]) == ["GPT-4-Turbo", "stylo: random [cross_topic=False]"]
+    # 40 triplets against the paper's 200: flagged, and the paper's sample size is in its note
+    ours, paper = imdb.iloc[1], imdb.iloc[0]
+    assert (ours["n"], ours["seeds"], ours["note"]) == (40, 3, "small sample (n < 100)")
+    assert pd.isna(paper["n"]) and "200 triplets" in paper["note"]
+
+
+def test_leaderboard_puts_the_best_complement_of_brier_first():
+    # PAN's "brier" is 1 - Brier score: higher is better, like every other metric
+    summary = pd.DataFrame({
+        "dataset": ["pan15_av_en"] * 2, "protocol": ["pan_verification"] * 2,
+        "setting": ["{}"] * 2, "method": ["good", "bad"], "metric": ["brier"] * 2,
+        "mean": [0.9, 0.6], "std": [np.nan] * 2, "count": [1, 1], "n": [500, 500],
+        "seeds": [1, 1]})
+    board = leaderboard(summary, load_published())
+    assert list(board["system"]) == ["stylo: good", "PAN baseline cngdist", "stylo: bad"]
 
 
 def test_report_and_plots(finished_run):
     table, failures = collect(finished_run)
     plots = make_plots(finished_run, table)
     names = sorted(p.name.split("__")[0] for p in plots)
-    # ROC for both toy_verification settings, Rank@k for both toy_ranking settings, and one
-    # accuracy-vs-authors figure; no masking data, so no masking plot
-    assert names == ["rank_at_k", "rank_at_k", "roc", "roc", "vs_authors"]
+    # ROC for both toy_verification settings, Rank@k for both toy_ranking settings, one
+    # accuracy-vs-authors figure and a heatmap per protocol; no masking data, so no masking plot
+    assert names == ["heatmap", "heatmap", "rank_at_k", "rank_at_k", "roc", "roc",
+                     "vs_authors"]
     assert all(p.stat().st_size > 1000 for p in plots)
     info = {"command": ["python", "-m", "experiments.run_all"], "summary": {"total": 16},
             "skipped": ["dataset missing: not available"]}

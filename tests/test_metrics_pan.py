@@ -243,6 +243,29 @@ def test_cli_as_module_with_missing_answers_and_rounding(tmp_path):
     assert list(got) == sorted(got)
 
 
+def test_cli_as_module_emits_no_warning(tmp_path):
+    # the package used to import stylo.metrics.pan before runpy executed it as __main__
+    _write_jsonl(tmp_path / "t" / "truth.jsonl",
+                 [{"id": "p0", "same": True}, {"id": "p1", "same": False}])
+    _write_jsonl(tmp_path / "a" / "answers.jsonl",
+                 [{"id": "p0", "value": 0.9}, {"id": "p1", "value": 0.2}])
+    proc = subprocess.run(
+        [sys.executable, "-W", "error", "-m", "stylo.metrics.pan", "-i", str(tmp_path / "t"),
+         "-a", str(tmp_path / "a"), "-o", str(tmp_path / "o")],
+        cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "Warning" not in proc.stderr
+    assert json.loads((tmp_path / "o" / "out.json").read_text())["auc"] == 1.0
+
+
+def test_package_exports_the_pan_functions():
+    import stylo.metrics
+    from stylo.metrics import evaluate_all as exported
+    assert exported is evaluate_all and stylo.metrics.auc is auc
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        stylo.metrics.nope  # noqa: B018
+
+
 @pytest.mark.parametrize("answer_lines, message", [
     (['{"id": "p0", "value": 0.9}', '{"id": "p1", "value": 0.2'], "answers.jsonl:2: malformed"),
     (['{"id": "p0", "value": 0.9}', '{"id": "zz", "value": 0.2}'], "answers.jsonl:2: id 'zz'"),

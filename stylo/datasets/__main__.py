@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-import numpy as np
 import pandas as pd
 
 from stylo.corpus import Corpus
 from stylo.datasets import DatasetNotAvailable, data_roots, load, registry
+
+
+_COUNTS = ["authors", "texts", "topics", "problems", "same"]
 
 
 def dataset_table(names=None) -> pd.DataFrame:
@@ -41,7 +43,12 @@ def dataset_table(names=None) -> pd.DataFrame:
                              "mean_known_docs": round(s["mean_known"], 2),
                              "mean_chars": round(s["mean_chars"], 1),
                              "splits": " ".join(f"{k}:{v}" for k, v in sorted(splits.items()))})
-    return pd.DataFrame(rows).replace({np.nan: ""})
+    table = pd.DataFrame(rows)
+    # a count a row lacks (texts rows have no problems, pairs rows no texts) is NaN, which
+    # made the column float (3000.0); counts stay integers and the gaps print empty
+    counts = [c for c in _COUNTS if c in table.columns]
+    table[counts] = table[counts].astype("Int64")
+    return table.astype(object).where(table.notna(), "")
 
 
 def main(argv=None) -> int:
