@@ -259,10 +259,16 @@ def quick_grid(seed: int = 0) -> GridSpec:
 
 @dataclass
 class Expansion:
-    """The cells of a grid, and what was left out with the reason (one line each)."""
+    """The cells of a grid, and what was left out with the reason (one line each).
+
+    ``unavailable`` holds the reason of each left-out dataset and method by name, under
+    ``"dataset NAME"`` and ``"method NAME"``, so a caller can tell a user why a name they
+    asked for is in no cell.
+    """
 
     cells: list[Cell]
     skipped: list[str]
+    unavailable: dict[str, str] = field(default_factory=dict)
 
 
 def configured(protocols: Mapping, name: str, params: Mapping | None = None):
@@ -330,8 +336,9 @@ def expand(grid: GridSpec, protocols: Mapping, loader: Callable, *,
     if unknown:
         raise ValueError(f"unknown masking(s) {unknown}; registered: {sorted(maskings)}")
     runnable = set(available_methods(options, dict(methods)))
-    skipped = [f"method {m}: needs --llm-base-url and --llm-model" for m in wanted_methods
-               if m not in runnable]
+    unavailable = {f"method {m}": "needs --llm-base-url and --llm-model" for m in wanted_methods
+                   if m not in runnable}
+    skipped = [f"{what}: {why}" for what, why in unavailable.items()]
     method_names = [m for m in wanted_methods if m in runnable]
     protocol_names = grid.protocols if grid.protocols is not None else list(protocols)
 
@@ -344,7 +351,9 @@ def expand(grid: GridSpec, protocols: Mapping, loader: Callable, *,
         try:
             data = loader(ds.name, **dict(ds.load))
         except Exception as exc:  # a missing or broken dataset must not stop the run
-            skipped.append(f"dataset {ds.label()}: {type(exc).__name__}: {exc}")
+            what = f"dataset {ds.label()}"
+            unavailable[what] = f"{type(exc).__name__}: {exc}"
+            skipped.append(f"{what}: {unavailable[what]}")
             continue
         for pname in users:
             # methods whose kind scope sizes this protocol its own way get their own tasks
@@ -357,4 +366,4 @@ def expand(grid: GridSpec, protocols: Mapping, loader: Callable, *,
             for variant, names in variants.items():
                 cells += _protocol_cells(grid, ds, data, pname, json.loads(variant), names,
                                          protocols, methods, options, skipped)
-    return Expansion(cells=cells, skipped=skipped)
+    return Expansion(cells=cells, skipped=skipped, unavailable=unavailable)

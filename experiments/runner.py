@@ -49,7 +49,8 @@ from experiments.methods import (
     WithParams,
 )
 
-__all__ = ["CellStore", "RunSummary", "execute_cell", "execute_task", "run", "write_atomic"]
+__all__ = ["CellStore", "RunSummary", "dask_distributed", "execute_cell", "execute_task", "run",
+           "write_atomic"]
 
 METRIC_COLUMNS = ("metric", "value", "n", "group")
 SCORE_COLUMNS = ("y_true", "y_score")
@@ -295,25 +296,31 @@ def _loky_results(payloads: list[tuple], n_jobs: int) -> Iterable:
     return par(delayed(execute_task)(*p) for p in payloads)
 
 
-def _dask_results(payloads: list[tuple], n_jobs: int, scheduler: str | None) -> Iterable:
+def dask_distributed():
+    """The ``dask.distributed`` module, or RuntimeError saying what to install."""
     try:
-        from dask.distributed import Client, LocalCluster, as_completed
+        import dask.distributed
     except ImportError as exc:
-        raise RuntimeError("--backend dask needs dask.distributed: "
-                           "pip install 'stylo[dask]'") from exc
+        raise RuntimeError(f"--backend dask needs dask.distributed ({exc}): "
+                           f"pip install 'stylo[dask]'") from exc
+    return dask.distributed
+
+
+def _dask_results(payloads: list[tuple], n_jobs: int, scheduler: str | None) -> Iterable:
+    dd = dask_distributed()
     cluster = None
     if scheduler:
-        client = Client(scheduler)
+        client = dd.Client(scheduler)
     else:
-        cluster = LocalCluster(n_workers=max(1, n_jobs), threads_per_worker=1,
-                               host="127.0.0.1", dashboard_address=None,
-                               processes=True, silence_logs=40)
-        client = Client(cluster)
+        cluster = dd.LocalCluster(n_workers=max(1, n_jobs), threads_per_worker=1,
+                                  host="127.0.0.1", dashboard_address=None,
+                                  processes=True, silence_logs=40)
+        client = dd.Client(cluster)
     try:
         futures = [client.submit(execute_task, *p, pure=False, key=f"task-{p[0][0].key}")
                    for p in payloads]
         try:
-            for fut in as_completed(futures):
+            for fut in dd.as_completed(futures):
                 yield fut.result()
         finally:
             client.cancel(futures)

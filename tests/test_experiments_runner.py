@@ -122,10 +122,6 @@ def test_run_all_exit_code_and_outputs(tmp_path, capsys):
     assert code == 0
 
 
-def test_run_all_without_protocols_is_a_clear_usage_error(tmp_path, capsys):
-    assert run_all.main(["--out", str(tmp_path)], protocols={}, loader=toy_loader) == 2
-
-
 def test_write_atomic_never_leaves_a_partial_file(tmp_path, monkeypatch):
     target = tmp_path / "cells" / "k.json"
     write_atomic(target, b'{"old": true}')
