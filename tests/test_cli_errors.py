@@ -1,11 +1,14 @@
 """The command lines' errors: one line on stderr naming the flag, file or name, and the exit
-code ``--help`` promises (run_all on the small stand-ins)."""
+code ``--help`` promises (run_all on the small stand-ins, the PAN CLI on synthetic pairs)."""
 
 import sys
 
 import pytest
+from baselines_synth import synthetic_pairs
 from experiments_standins import ToyRanking, ToyVerification, toy_grid, toy_loader
 
+import baselines.__main__ as pan_cli
+from baselines.pan_io import write_pan20_format
 from baselines.random_guess import RandomGuess
 from experiments import run_all
 from experiments.methods import METHODS, MethodSpec
@@ -115,3 +118,44 @@ def test_run_all_help_states_exit_codes_protocols_and_datasets():
     assert all(name in text for name, e in registry().items() if e["kind"] in ("texts", "pairs"))
     assert "pan14_av/en_essays" in text
     assert "toy_none, toy_ranking" in run_all.build_parser(PROTOCOLS).format_help()
+
+
+# ---- the PAN CLI --------------------------------------------------------------------------
+
+@pytest.fixture()
+def pan_input(tmp_path):
+    return write_pan20_format(synthetic_pairs(6, seed=1), tmp_path / "test", truth=False)
+
+
+def test_pan_cli_checks_its_output_folder_before_any_work(tmp_path, pan_input, capsys,
+                                                          monkeypatch):
+    def no_work(*args, **kwargs):
+        pytest.fail("the data were read before the output folder was checked")
+    monkeypatch.setattr(pan_cli, "load_pan20_format", no_work)
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    for out, problem in [(afile, "is a file, not a folder"),
+                         (afile / "out", f"cannot be created: {afile} is a file")]:
+        line = _one_line_exit_2(lambda out=out: pan_cli.main(["naive", "-i", str(pan_input),
+                                                              "-o", str(out)]), capsys)
+        assert line == f"baselines: -o {out} {problem}"
+
+
+def test_pan_cli_usage_errors_are_one_line(tmp_path, pan_input, capsys):
+    line = _one_line_exit_2(lambda: pan_cli.main(["ppm", "-i", str(pan_input),
+                                                  "-o", str(tmp_path / "o")]), capsys)
+    assert line == "baselines: method 'ppm' needs training data: --train TRAIN_DIR"
+    line = _one_line_exit_2(lambda: pan_cli.main(["naive", "-i", str(tmp_path / "none"),
+                                                  "-o", str(tmp_path / "o")]), capsys)
+    assert line.startswith(f"baselines: {tmp_path / 'none'}: no pairs.jsonl")
+
+
+def test_pan_cli_training_pairs_of_one_class_are_one_line(tmp_path, pan_input, capsys):
+    pairs = synthetic_pairs(10, seed=0)
+    one_class = pairs.subset(pairs.labels)
+    train = write_pan20_format(one_class, tmp_path / "train")
+    line = _one_line_exit_2(lambda: pan_cli.main(["svm-pair", "-i", str(pan_input), "-o",
+                                                  str(tmp_path / "o"), "--train", str(train)]),
+                            capsys)
+    assert line.startswith(f"baselines: --train {train}: svm-pair cannot be fitted on these "
+                           f"pairs: ") and "different-author" in line
