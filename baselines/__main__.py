@@ -7,6 +7,10 @@ INPUT_DIR and TRAIN_DIR are in the official PAN20/21 layout (``pairs.jsonl``, an
 ``truth.jsonl`` for training); OUTPUT_DIR receives ``answers.jsonl`` (``{"id", "value"}``) in
 the order of ``pairs.jsonl``. When INPUT_DIR also holds ``truth.jsonl``, the PAN 2021 metrics
 are printed to stderr.
+
+Exit code: 0 when the answers are written; 2 for a usage problem (unknown method, unreadable
+input, an OUTPUT_DIR that cannot be created or written, checked before any fitting), with one
+line on stderr.
 """
 
 from __future__ import annotations
@@ -18,11 +22,13 @@ import time
 
 from baselines.pan_io import write_answers
 from baselines.registry import kind, make, method_table, methods
+from stylo._cli import OneLineParser, output_folder_problem
 from stylo.datasets import DataError, load_pan20_format
 
 
 def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m baselines", description=__doc__.split("\n")[0])
+    ap = OneLineParser(prog="python -m baselines", description=__doc__.split("\n")[0],
+                       name="baselines")
     ap.add_argument("method", nargs="?", help="a registered method (see --list)")
     ap.add_argument("-i", "--input", help="folder with pairs.jsonl to answer")
     ap.add_argument("-o", "--output", help="folder to write answers.jsonl into")
@@ -60,6 +66,9 @@ def main(argv=None) -> int:
         ap.error(f"method {args.method!r} attributes texts among candidate authors and has no "
                  f"answer for a verification pair; run it on cross-domain attribution: "
                  f"python -m experiments.run_all --protocols cdaa_attribution")
+    problem = output_folder_problem(args.output)
+    if problem:
+        ap.error(f"-o {args.output} {problem}")
     try:
         test = load_pan20_format(args.input)
         train = load_pan20_format(args.train) if args.train else None
@@ -71,7 +80,10 @@ def main(argv=None) -> int:
     if train is not None and not train.labelled:
         ap.error(f"{args.train}: training pairs need a truth.jsonl")
     t0 = time.perf_counter()
-    est.fit(train)
+    try:
+        est.fit(train)
+    except ValueError as err:  # training data the method cannot learn from, e.g. one class
+        ap.error(f"--train {args.train}: {args.method} cannot be fitted on these pairs: {err}")
     t1 = time.perf_counter()
     scores = est.score_problems(test)
     t2 = time.perf_counter()

@@ -268,10 +268,16 @@ def quick_grid(seed: int = 0) -> GridSpec:
 
 @dataclass
 class Expansion:
-    """The cells of a grid, and what was left out with the reason (one line each)."""
+    """The cells of a grid, and what was left out with the reason (one line each).
+
+    ``unavailable`` holds the reason of each left-out dataset and method by name, under
+    ``"dataset NAME"`` and ``"method NAME"``, so a caller can tell a user why a name they
+    asked for is in no cell.
+    """
 
     cells: list[Cell]
     skipped: list[str]
+    unavailable: dict[str, str] = field(default_factory=dict)
 
 
 def configured(protocols: Mapping, name: str, params: Mapping | None = None):
@@ -344,7 +350,8 @@ def expand(grid: GridSpec, protocols: Mapping, loader: Callable, *,
     if unknown:
         raise ValueError(f"unknown masking(s) {unknown}; registered: {sorted(maskings)}")
     reasons = {m: unavailable(methods[m], options) for m in wanted_methods}
-    skipped = [f"method {m}: {why}" for m, why in reasons.items() if why]
+    missing = {f"method {m}": why for m, why in reasons.items() if why}
+    skipped = [f"{what}: {why}" for what, why in missing.items()]
     method_names = [m for m in wanted_methods if not reasons[m]]
     protocol_names = grid.protocols if grid.protocols is not None else list(protocols)
 
@@ -357,7 +364,9 @@ def expand(grid: GridSpec, protocols: Mapping, loader: Callable, *,
         try:
             data = loader(ds.name, **dict(ds.load))
         except Exception as exc:  # a missing or broken dataset must not stop the run
-            skipped.append(f"dataset {ds.label()}: {type(exc).__name__}: {exc}")
+            what = f"dataset {ds.label()}"
+            missing[what] = f"{type(exc).__name__}: {exc}"
+            skipped.append(f"{what}: {missing[what]}")
             continue
         for pname in users:
             # methods whose kind scope sizes this protocol its own way get their own tasks
@@ -370,4 +379,4 @@ def expand(grid: GridSpec, protocols: Mapping, loader: Callable, *,
             for variant, names in variants.items():
                 cells += _protocol_cells(grid, ds, data, pname, json.loads(variant), names,
                                          protocols, methods, options, skipped)
-    return Expansion(cells=cells, skipped=skipped)
+    return Expansion(cells=cells, skipped=skipped, unavailable=missing)

@@ -3,8 +3,21 @@
 Runs the grid (``--quick``: a small complete slice; default: the full reference grid), stores each
 cell under ``<out>/cells/``, then writes ``results.csv``/``results.parquet``, ``manifest.json``,
 ``REPORT.md`` and ``plots/``. Rerunning the same command recomputes only unfinished or failed
-cells. Exit code: 0 when every cell succeeded, 1 when any failed, 2 for a usage problem, 130
-when interrupted.
+cells.
+
+Exit codes:
+  0    every cell of the grid succeeded (corpora of the default grid that are not on this
+       machine are left out, each on a "skipped:" line)
+  1    some cells failed: the tables, manifest.json and REPORT.md (which lists the failures)
+       are written, and rerunning the same command retries the failed cells only
+  2    a usage problem, told in one line on stderr; nothing is computed: a bad option value
+       (--n-jobs below 1, a negative --max-cells or --seed, --scheduler without --backend dask,
+       --backend dask without dask.distributed installed, an --out that is a file or cannot be
+       written), an unknown method or protocol, or a name given to --datasets, --methods or
+       --protocols that is in no cell (a dataset that cannot be loaded, a method that cannot
+       run with the options given, a protocol that applies to none of the datasets)
+  3    the grid has no cells (e.g. none of its corpora is on this machine): nothing to run
+  130  interrupted: finished cells are stored, rerunning the same command resumes
 """
 
 from __future__ import annotations
@@ -13,6 +26,7 @@ import argparse
 import json
 import os
 import sys
+import textwrap
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
@@ -21,7 +35,8 @@ from experiments.grid import DatasetSpec, GridSpec, expand, full_grid, quick_gri
 from experiments.methods import MASKINGS, METHODS, MethodOptions, MethodSpec
 from experiments.plots import make_plots
 from experiments.report import collect, manifest, write_report, write_tables
-from experiments.runner import machine, run
+from experiments.runner import dask_distributed, machine, run
+from stylo._cli import OneLineParser, output_folder_problem
 
 __all__ = ["build_parser", "main"]
 
@@ -32,25 +47,70 @@ def _names(values: Sequence[str] | None) -> list[str] | None:
     return [n for v in values for n in v.split(",") if n]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m experiments.run_all", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+def _at_least(minimum: int) -> Callable[[str], int]:
+    """An argparse type: an integer not below ``minimum``."""
+    def parse(text: str) -> int:
+        value = int(text)  # a ValueError reads "invalid int value: 'TEXT'"
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+    parse.__name__ = "int"
+    return parse
+
+
+def _registered_protocols() -> tuple[Mapping, str]:
+    """The protocol registry, and what to say when it is empty."""
+    try:
+        from stylo.protocols import PROTOCOLS
+    except ImportError as exc:
+        return {}, f"stylo.protocols cannot be imported ({exc})"
+    return PROTOCOLS, "stylo.protocols registers none"
+
+
+def _dataset_names() -> str:
+    """The loadable registered datasets, with their sub-corpora, for ``--help``."""
+    from stylo.datasets import registry
+    try:
+        entries = registry()
+    except OSError as exc:
+        return f"none: the dataset registry cannot be read ({exc})"
+    names = []
+    for name, entry in sorted(entries.items()):
+        if entry["kind"] not in ("texts", "pairs"):  # metric fixtures, not loadable corpora
+            continue
+        subs = entry.get("subsets")
+        names.append(f"{name} (or one corpus: {', '.join(f'{name}/{s}' for s in subs)})"
+                     if subs else name)
+    return ", ".join(names)
+
+
+def build_parser(protocols: Mapping | None = None) -> argparse.ArgumentParser:
+    """The command line; its help lists ``protocols`` (default: the registered ones) and the
+    registered datasets."""
+    why = "none was given"
+    if protocols is None:
+        protocols, why = _registered_protocols()
+    epilog = "\n\n".join(textwrap.fill(text, width=99, subsequent_indent="  ") for text in [
+        f"protocols: {', '.join(sorted(protocols)) or 'none: ' + why}",
+        f"datasets: {_dataset_names()}"])
+    p = OneLineParser(prog="python -m experiments.run_all", description=__doc__, epilog=epilog,
+                      formatter_class=argparse.RawDescriptionHelpFormatter, name="run_all")
     p.add_argument("--quick", action="store_true",
                    help="small complete slice: every method and protocol, few samples")
     p.add_argument("--datasets", nargs="+", metavar="NAME",
                    help="dataset names (space or comma separated), e.g. imdb62 pan14_av/en_essays")
     p.add_argument("--methods", nargs="+", metavar="NAME", help=f"from {sorted(METHODS)}")
-    p.add_argument("--protocols", nargs="+", metavar="NAME", help="protocol names")
-    p.add_argument("--seed", type=int, default=0, help="base seed (default 0)")
-    p.add_argument("--n-jobs", type=int, default=1, help="parallel cells (default 1)")
+    p.add_argument("--protocols", nargs="+", metavar="NAME", help="protocol names (see below)")
+    p.add_argument("--seed", type=_at_least(0), default=0, help="base seed (default 0)")
+    p.add_argument("--n-jobs", type=_at_least(1), default=1, help="parallel cells (default 1)")
     p.add_argument("--out", default="results", help="output folder (default results/)")
     p.add_argument("--cache-dir", default=None,
                    help="folder for method caches (LLM responses: <DIR>/llm_responses.sqlite; "
                         "default $STYLO_LLM_CACHE or ~/.cache/stylo/)")
     p.add_argument("--backend", choices=["loky", "dask"], default="loky")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="dask.distributed scheduler address; without it a LocalCluster on "
-                        "127.0.0.1 is started")
+                   help="dask.distributed scheduler address (with --backend dask); without it "
+                        "a LocalCluster on 127.0.0.1 is started")
     p.add_argument("--llm-base-url", default=None,
                    help="OpenAI-compatible server URL (e.g. http://127.0.0.1:8080/v1): every "
                         "language-model method asks it instead of the local model")
@@ -60,24 +120,14 @@ def build_parser() -> argparse.ArgumentParser:
                         "time and never stored (default OPENAI_API_KEY; unset: no key)")
     p.add_argument("--llm-timeout", type=float, default=120.0, metavar="SECONDS",
                    help="seconds to wait for one server response (default 120)")
-    p.add_argument("--llm-max-retries", type=int, default=4, metavar="N",
+    p.add_argument("--llm-max-retries", type=_at_least(0), default=4, metavar="N",
                    help="retries of a failed server call before it counts as failed "
                         "(default 4)")
-    p.add_argument("--max-cells", type=int, default=None,
+    p.add_argument("--max-cells", type=_at_least(0), default=None,
                    help="compute at most this many pending cells, then stop (rerun continues)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     return p
-
-
-def _default_protocols() -> Mapping | None:
-    try:
-        from stylo.protocols import PROTOCOLS
-    except ImportError as exc:
-        print(f"run_all: stylo.protocols is not available ({exc}); no protocol to run.",
-              file=sys.stderr)
-        return None
-    return PROTOCOLS
 
 
 def _default_loader() -> Callable:
@@ -99,17 +149,52 @@ def _grid(args) -> GridSpec:
     return grid
 
 
+def _check_options(parser: OneLineParser, args) -> None:
+    """Option problems found before any work; each ends the run with one line, exit 2."""
+    if args.scheduler and args.backend != "dask":
+        parser.error("--scheduler needs --backend dask (loky runs the cells on this machine)")
+    if args.backend == "dask":
+        try:
+            dask_distributed()
+        except RuntimeError as exc:
+            parser.error(str(exc))
+    problem = output_folder_problem(args.out)
+    if problem:
+        parser.error(f"--out {args.out} {problem}")
+
+
+def _not_in_grid(args, expansion) -> list[str]:
+    """One line for each name given to --datasets, --methods or --protocols that is in no
+    cell, saying why."""
+    lines = []
+    for flag, kind in [("--datasets", "dataset"), ("--methods", "method"),
+                       ("--protocols", "protocol")]:
+        used = {getattr(c, kind) for c in expansion.cells}
+        for name in _names(getattr(args, flag[2:])) or []:
+            if name not in used:
+                why = expansion.unavailable.get(
+                    f"{kind} {name}", "in no cell: it combines with none of the chosen "
+                                      "datasets, protocols and methods")
+                lines.append(f"{flag} {name}: {why}")
+    return lines
+
+
 def main(argv: Sequence[str] | None = None, *, protocols: Mapping | None = None,
          loader: Callable | None = None, methods: Mapping[str, MethodSpec] | None = None,
          maskings: Mapping[str, Callable] | None = None, grid: GridSpec | None = None) -> int:
-    """Run the benchmark; ``protocols``, ``loader``, ``methods``, ``maskings`` and ``grid``
-    replace the registered ones (tests use this with small stand-ins)."""
+    """Run the benchmark and return the exit code (see the module docstring); a usage problem
+    raises SystemExit(2) after its line. ``protocols``, ``loader``, ``methods``, ``maskings``
+    and ``grid`` replace the registered ones (tests use this with small stand-ins)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser().parse_args(argv)
+    parser = build_parser(protocols)
+    args = parser.parse_args(argv)
+    _check_options(parser, args)
     started = datetime.now(timezone.utc).isoformat()
-    protocols = _default_protocols() if protocols is None else protocols
+    why = "none was given"
+    if protocols is None:
+        protocols, why = _registered_protocols()
     if not protocols:
-        return 2
+        parser.error(f"no protocol to run: {why}")
     loader = _default_loader() if loader is None else loader
     methods = METHODS if methods is None else methods
     maskings = MASKINGS if maskings is None else maskings
@@ -128,10 +213,15 @@ def main(argv: Sequence[str] | None = None, *, protocols: Mapping | None = None,
         expansion = expand(grid, protocols, loader, options=options, methods=methods,
                            maskings=maskings)
     except ValueError as exc:
-        print(f"run_all: {exc}", file=sys.stderr)
-        return 2
+        parser.error(str(exc))
+    problems = _not_in_grid(args, expansion)
+    if problems:
+        parser.exit(2, "".join(f"run_all: {line}\n" for line in problems))
     for line in expansion.skipped:
         print(f"skipped: {line}", file=sys.stderr)
+    if not expansion.cells:
+        print("run_all: the grid has no cells, nothing to run", file=sys.stderr)
+        return 3
     out = Path(args.out)
     print(f"{len(expansion.cells)} cells -> {out}/cells/", file=sys.stderr)
     try:

@@ -10,7 +10,8 @@ task info, error and traceback for a failed cell), written atomically: a tempora
 same folder is renamed over the target, so a reader never sees half a file. Per-item scores, when
 the protocol returns them, go to ``<key>.scores.parquet`` (``.csv.gz`` without pyarrow), written
 before the JSON, which is the cell's commit marker. A rerun skips every cell whose JSON says
-``ok`` and recomputes failed and missing ones only.
+``ok`` and recomputes failed and missing ones only; a record file that is not a JSON object
+(truncated by a full disk, edited by hand) is reported on one stderr line and read as missing.
 
 Per-item scores come back from ``protocol.evaluate`` in either of two ways: rows of the result
 with a non-null ``y_score`` column (and ``y_true``; metric rows leave them empty), or a DataFrame
@@ -26,6 +27,7 @@ import os
 import platform
 import shutil
 import socket
+import sys
 import tempfile
 import time
 import threading
@@ -51,7 +53,8 @@ from experiments.methods import (
 )
 from stylo.progress import listening
 
-__all__ = ["CellStore", "RunSummary", "execute_cell", "execute_task", "run", "write_atomic"]
+__all__ = ["CellStore", "RunSummary", "dask_distributed", "execute_cell", "execute_task", "run",
+           "write_atomic"]
 
 METRIC_COLUMNS = ("metric", "value", "n", "group")
 SCORE_COLUMNS = ("y_true", "y_score")
@@ -94,22 +97,39 @@ class CellStore:
     def record_path(self, key: str) -> Path:
         return self.dir / f"{key}.json"
 
+    @staticmethod
+    def _load(path: Path, then: str) -> dict | None:
+        """The record in ``path``, or None when it is not a JSON object, which is reported on
+        one stderr line naming the file and ending in ``then`` (what happens to the cell)."""
+        try:
+            with open(path, encoding="utf-8") as fh:
+                rec = json.load(fh)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            problem = f"{type(exc).__name__}: {exc}"
+        else:
+            if isinstance(rec, dict):
+                return rec
+            problem = f"a JSON {type(rec).__name__}, not an object"
+        print(f"run_all: corrupt cell file {path} ({problem}); {then}", file=sys.stderr)
+        return None
+
     def read(self, key: str) -> dict | None:
+        """The record of ``key``; None when absent or corrupt (so the cell is recomputed)."""
         path = self.record_path(key)
         if not path.is_file():
             return None
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
+        return self._load(path, "recomputing")
 
     def records(self, keys: set[str] | None = None) -> list[dict]:
-        """Stored records, all or those of ``keys`` (temporary files start with a dot and are
-        never matched)."""
+        """Stored records, all or those of ``keys``; corrupt files are reported and skipped
+        (temporary files start with a dot and are never matched)."""
         out = []
         for path in sorted(self.dir.glob("[!.]*.json")):
             if keys is not None and path.stem not in keys:
                 continue
-            with open(path, encoding="utf-8") as fh:
-                out.append(json.load(fh))
+            rec = self._load(path, "skipped")
+            if rec is not None:
+                out.append(rec)
         return out
 
     def is_done(self, key: str) -> bool:
@@ -314,25 +334,31 @@ def _loky_results(payloads: list[tuple], n_jobs: int) -> Iterable:
     return par(delayed(execute_task)(*p) for p in payloads)
 
 
-def _dask_results(payloads: list[tuple], n_jobs: int, scheduler: str | None) -> Iterable:
+def dask_distributed():
+    """The ``dask.distributed`` module, or RuntimeError saying what to install."""
     try:
-        from dask.distributed import Client, LocalCluster, as_completed
+        import dask.distributed
     except ImportError as exc:
-        raise RuntimeError("--backend dask needs dask.distributed: "
-                           "pip install 'stylo[dask]'") from exc
+        raise RuntimeError(f"--backend dask needs dask.distributed ({exc}): "
+                           f"pip install 'stylo[dask]'") from exc
+    return dask.distributed
+
+
+def _dask_results(payloads: list[tuple], n_jobs: int, scheduler: str | None) -> Iterable:
+    dd = dask_distributed()
     cluster = None
     if scheduler:
-        client = Client(scheduler)
+        client = dd.Client(scheduler)
     else:
-        cluster = LocalCluster(n_workers=max(1, n_jobs), threads_per_worker=1,
-                               host="127.0.0.1", dashboard_address=None,
-                               processes=True, silence_logs=40)
-        client = Client(cluster)
+        cluster = dd.LocalCluster(n_workers=max(1, n_jobs), threads_per_worker=1,
+                                  host="127.0.0.1", dashboard_address=None,
+                                  processes=True, silence_logs=40)
+        client = dd.Client(cluster)
     try:
         futures = [client.submit(execute_task, *p, pure=False, key=f"task-{p[0][0].key}")
                    for p in payloads]
         try:
-            for fut in as_completed(futures):
+            for fut in dd.as_completed(futures):
                 yield fut.result()
         finally:
             client.cancel(futures)

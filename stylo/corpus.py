@@ -72,6 +72,13 @@ def _as_index(frame: pd.DataFrame, selector) -> np.ndarray:
     return pos.astype(np.int64)
 
 
+def _check_unique_ids(frame: pd.DataFrame, what: str) -> None:
+    """ValueError naming (up to five of) the repeated ids, when ``frame["id"]`` has any."""
+    if not frame["id"].is_unique:
+        dup = frame["id"][frame["id"].duplicated()].iloc[:5].tolist()
+        raise ValueError(f"{what} has duplicate ids: {dup}")
+
+
 @dataclass
 class Corpus:
     """Texts with one author label each, plus any metadata columns.
@@ -89,9 +96,7 @@ class Corpus:
         for col in ("id", "text", "author"):
             if col not in self.frame.columns:
                 raise ValueError(f"Corpus {self.name!r} needs a column {col!r}")
-        if not self.frame["id"].is_unique:
-            dup = self.frame["id"][self.frame["id"].duplicated()].iloc[:5].tolist()
-            raise ValueError(f"Corpus {self.name!r} has duplicate ids: {dup}")
+        _check_unique_ids(self.frame, f"Corpus {self.name!r}")
         self.frame = self.frame.reset_index(drop=True)
 
     @classmethod
@@ -187,8 +192,7 @@ class PairSet:
                 raise ValueError(f"PairSet {self.name!r} needs a column {col!r}")
         if "same" not in self.frame.columns:
             self.frame = self.frame.assign(same=None)
-        if not self.frame["id"].is_unique:
-            raise ValueError(f"PairSet {self.name!r} has duplicate ids")
+        _check_unique_ids(self.frame, f"PairSet {self.name!r}")
         self.frame = self.frame.reset_index(drop=True)
 
     @classmethod

@@ -7,6 +7,7 @@ import pytest
 from stylo.corpus import Corpus, PairSet
 from stylo.datasets import (DataError, DatasetNotAvailable, available, data_roots, load,
                             load_pan20_format, registry)
+from stylo.datasets._jsonl import read_jsonl
 
 
 def _write_jsonl(path, lines):
@@ -183,3 +184,54 @@ def test_dataset_table_prints_counts_as_integers(capsys):
     texts, problems = len(load("federalist")), len(load("pan13_av_en"))
     assert f" {texts} " in out and f" {problems} " in out
     assert f"{texts}.0" not in out and f"{problems}.0" not in out
+
+
+# ---- duplicate ids, byte order marks, empty files ----------------------------------------
+
+def test_duplicate_text_id_names_file_line_and_id(tiny_root):
+    with open(tiny_root / "texts.jsonl", "a", encoding="utf-8") as fh:
+        fh.write('{"id": "t3", "author": "a", "text": "again"}\n')
+    with pytest.raises(DataError, match=r"texts\.jsonl:13: duplicate id 't3' \(first on line 4\)"):
+        load("enron", verify=False)
+
+
+def test_duplicate_pair_id_names_file_line_and_id(tmp_path, monkeypatch):
+    (tmp_path / "pan15_av_en").mkdir()
+    _write_jsonl(tmp_path / "pan15_av_en" / "pairs.jsonl",
+                 [{"id": f"p{i % 2}", "pair": ["known", "unknown"]} for i in range(3)])
+    monkeypatch.setenv("STYLO_DATA", str(tmp_path))
+    with pytest.raises(DataError, match=r"pairs\.jsonl:3: duplicate id 'p0' \(first on line 1\)"):
+        load("pan15_av_en", verify=False)
+
+
+@pytest.mark.parametrize("name", ["pairs.jsonl", "truth.jsonl"])
+def test_pan20_format_duplicate_id_names_file_line_and_id(tmp_path, name):
+    _write_jsonl(tmp_path / "pairs.jsonl", [{"id": f"p{i}", "pair": ["k", "u"]} for i in range(2)])
+    _write_jsonl(tmp_path / "truth.jsonl", [{"id": f"p{i}", "same": True} for i in range(2)])
+    with open(tmp_path / name, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps({"id": "p1", "pair": ["k", "u"], "same": False}) + "\n")
+    with pytest.raises(DataError, match=rf"{name}:3: duplicate id 'p1' \(first on line 2\)"):
+        load_pan20_format(tmp_path)
+
+
+def test_pairset_duplicate_ids_are_named():
+    with pytest.raises(ValueError, match=r"PairSet 'pairs' has duplicate ids: \['7'\]"):
+        PairSet.from_lists(["a", "b"], ["c", "d"], ids=["7", "7"])
+
+
+@pytest.mark.parametrize("suffix", ["", ".gz"])
+def test_byte_order_mark_at_start_of_jsonl_is_accepted(tmp_path, suffix):
+    path = tmp_path / f"pairs.jsonl{suffix}"
+    data = "\ufeff" + json.dumps({"id": "p1", "pair": ["known", "unknown"]}) + "\n"
+    opener = gzip.open if suffix else open
+    with opener(path, "wb") as fh:
+        fh.write(data.encode("utf-8"))
+    assert read_jsonl(path, required=("id",)) == [{"id": "p1", "pair": ["known", "unknown"]}]
+    if not suffix:
+        assert list(load_pan20_format(tmp_path).ids) == ["p1"]
+
+
+def test_empty_pan20_pairs_file_is_a_data_error(tmp_path):
+    (tmp_path / "pairs.jsonl").write_text("\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"pairs\.jsonl: no records"):
+        load_pan20_format(tmp_path)

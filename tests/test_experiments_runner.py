@@ -122,10 +122,6 @@ def test_run_all_exit_code_and_outputs(tmp_path, capsys):
     assert code == 0
 
 
-def test_run_all_without_protocols_is_a_clear_usage_error(tmp_path, capsys):
-    assert run_all.main(["--out", str(tmp_path)], protocols={}, loader=toy_loader) == 2
-
-
 def test_write_atomic_never_leaves_a_partial_file(tmp_path, monkeypatch):
     target = tmp_path / "cells" / "k.json"
     write_atomic(target, b'{"old": true}')
@@ -141,3 +137,25 @@ def test_write_atomic_never_leaves_a_partial_file(tmp_path, monkeypatch):
     # a temporary file that a killed writer left behind is never read as a cell
     (target.parent / ".x.json.abc.tmp").write_text("{partial")
     assert [r for r in CellStore(tmp_path).records()] == [{"old": True}]
+
+
+@pytest.mark.parametrize("content", ['{"key": "trunc', "[1, 2]", "\xff\xfe"])
+def test_corrupt_cell_file_is_reported_by_path_and_recomputed(tmp_path, capsys, content):
+    cells = [c for c in _cells() if c.protocol == "toy_verification"][:2]
+    run(cells, tmp_path, protocols=PROTOCOLS, loader=toy_loader, progress=False)
+    store = CellStore(tmp_path)
+    bad = store.record_path(cells[0].key)
+    bad.write_bytes(content.encode("latin-1"))
+    capsys.readouterr()
+    # collect skips it, naming the file
+    table, _ = collect(tmp_path)
+    assert set(table["key"]) == {cells[1].key}
+    err = capsys.readouterr().err
+    assert f"run_all: corrupt cell file {bad} (" in err and err.rstrip().endswith("; skipped")
+    # a rerun recomputes it and only it
+    again = run(cells, tmp_path, protocols=PROTOCOLS, loader=toy_loader, progress=False)
+    assert (again.already_done, again.computed) == (1, 1)
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"run_all: corrupt cell file {bad} (") and line.endswith(
+        "); recomputing")
+    assert store.is_done(cells[0].key)

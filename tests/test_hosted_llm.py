@@ -109,7 +109,9 @@ def test_failures_after_a_first_answer_are_abstentions_with_one_warning_per_caus
 def _hosted_run(tmp_path, monkeypatch, url: str, *extra: str) -> int:
     from experiments.run_all import main
     monkeypatch.setenv("STYLO_LLM_CACHE", str(tmp_path / "cache.sqlite"))
-    grid = GridSpec(datasets=[DatasetSpec("toy")], seeds=[0], methods=["llm-prompt"])
+    # its own dataset name: the runner keeps sampled tasks per process, keyed by dataset,
+    # setting and seed, and other tests sample the toy protocol with 20 pairs
+    grid = GridSpec(datasets=[DatasetSpec("hosted-toy")], seeds=[0], methods=["llm-prompt"])
     return main(["--llm-base-url", url, "--llm-model", "m", "--llm-max-retries", "0",
                  "--out", str(tmp_path / "out"), "--no-progress", "--no-plots",
                  "--cache-dir", str(tmp_path), *extra],

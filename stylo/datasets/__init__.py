@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from stylo.corpus import Corpus, FilterStep, PairSet
-from stylo.datasets._jsonl import DataError, iter_jsonl, read_jsonl, sha256_of
+from stylo.datasets._jsonl import DataError, check_new_id, iter_jsonl, read_jsonl, sha256_of
 
 __all__ = ["DataError", "DatasetNotAvailable", "available", "data_roots", "load",
            "load_pan20_format", "load_pan20_labels", "registry", "Pan20Labels"]
@@ -152,20 +152,25 @@ def _split_known(rec: dict, path: Path, lineno: int) -> list[str]:
     return docs
 
 
+def _frame(rows: list[dict], path: Path) -> pd.DataFrame:
+    """The records of ``path`` as a table; a file without any is an error, not an empty set."""
+    if not rows:
+        raise DataError(f"{path}: no records (the file is empty or blank)")
+    return pd.DataFrame(rows)
+
+
 def _read_texts(path: Path, normalise: bool) -> pd.DataFrame:
-    rows = []
-    for _, rec in iter_jsonl(path, required=("id", "author", "text"), text_fields=("text",)):
+    rows, first_line = [], {}
+    for lineno, rec in iter_jsonl(path, required=("id", "author", "text"),
+                                  text_fields=("text",)):
         rec = dict(rec)
         rec["id"] = str(rec["id"])
+        check_new_id(first_line, rec["id"], path, lineno)
         rec["author"] = str(rec["author"])
         if normalise:
             rec["text"] = _normalise_newlines(rec["text"])
         rows.append(rec)
-    frame = pd.DataFrame(rows)
-    if not frame["id"].is_unique:
-        dup = frame["id"][frame["id"].duplicated()].iloc[0]
-        raise DataError(f"{path}: duplicate id {dup!r}")
-    return frame
+    return _frame(rows, path)
 
 
 def _pair_of(rec: dict, path: Path, lineno: int) -> list[str]:
@@ -178,8 +183,9 @@ def _pair_of(rec: dict, path: Path, lineno: int) -> list[str]:
 
 
 def _read_pairs(path: Path, normalise: bool) -> pd.DataFrame:
-    rows = []
+    rows, first_line = [], {}
     for lineno, rec in iter_jsonl(path, required=("id", "pair")):
+        check_new_id(first_line, str(rec["id"]), path, lineno)
         pair = _pair_of(rec, path, lineno)
         if not pair[1].strip():
             raise DataError(f"{path}:{lineno}: the unknown text (pair[1]) is empty")
@@ -195,7 +201,7 @@ def _read_pairs(path: Path, normalise: bool) -> pd.DataFrame:
         if "same" in rec and rec["same"] is not None and not isinstance(rec["same"], bool):
             raise DataError(f"{path}:{lineno}: 'same' must be true/false, got {rec['same']!r}")
         rows.append(row)
-    return pd.DataFrame(rows)
+    return _frame(rows, path)
 
 
 @lru_cache(maxsize=4)
@@ -304,18 +310,22 @@ def load_pan20_format(folder: str | Path, name: str | None = None,
     if not pairs_path.is_file():
         raise DataError(f"{folder}: no pairs.jsonl (PAN20/21 format expects pairs.jsonl and "
                         f"optionally truth.jsonl)")
-    rows = []
+    rows, first_line = [], {}
     for lineno, rec in iter_jsonl(pairs_path, required=("id", "pair")):
         pair = _pair_of(rec, pairs_path, lineno)
         a, b = (_normalise_newlines(t) for t in pair) if normalize_newlines else pair
         row = {"id": str(rec["id"]), "known": [a], "unknown": b, "same": None}
+        check_new_id(first_line, row["id"], pairs_path, lineno)
         if "fandoms" in rec:
             row["topics"] = rec["fandoms"]
         rows.append(row)
-    frame = pd.DataFrame(rows)
+    frame = _frame(rows, pairs_path)
     truth_path = folder / "truth.jsonl"
     if truth_path.is_file():
-        truth = {str(r["id"]): r for r in read_jsonl(truth_path, required=("id", "same"))}
+        truth, truth_lines = {}, {}
+        for lineno, rec in iter_jsonl(truth_path, required=("id", "same")):
+            truth[str(rec["id"])] = rec
+            check_new_id(truth_lines, str(rec["id"]), truth_path, lineno)
         missing = set(frame["id"]) - set(truth)
         extra = set(truth) - set(frame["id"])
         if missing or extra:

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Iterator
 
-__all__ = ["DataError", "iter_jsonl", "read_jsonl", "sha256_of"]
+__all__ = ["DataError", "check_new_id", "iter_jsonl", "read_jsonl", "sha256_of"]
 
 
 class DataError(ValueError):
@@ -16,9 +16,11 @@ class DataError(ValueError):
 
 
 def _open_text(path: Path):
+    # utf-8-sig: files saved by Windows editors start with a byte order mark, which plain
+    # utf-8 passes on to json.loads as a character before the first brace
     if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding="utf-8", newline="")
-    return open(path, "r", encoding="utf-8", newline="")
+        return gzip.open(path, "rt", encoding="utf-8-sig", newline="")
+    return open(path, "r", encoding="utf-8-sig", newline="")
 
 
 def iter_jsonl(path: str | Path, required: tuple[str, ...] = (),
@@ -60,6 +62,15 @@ def iter_jsonl(path: str | Path, required: tuple[str, ...] = (),
                 yield lineno, rec
         except (UnicodeDecodeError, EOFError, gzip.BadGzipFile, OSError) as exc:
             raise DataError(f"{path}: cannot be read as UTF-8 JSON Lines ({exc})") from None
+
+
+def check_new_id(first_line: dict[str, int], pid: str, path: Path, lineno: int,
+                 what: str = "duplicate id") -> None:
+    """Note that ``pid`` is on line ``lineno`` of ``path`` in ``first_line``; an id already
+    noted raises :class:`DataError` naming the file, both lines and the id."""
+    first = first_line.setdefault(pid, lineno)
+    if first != lineno:
+        raise DataError(f"{path}:{lineno}: {what} {pid!r} (first on line {first})")
 
 
 def read_jsonl(path: str | Path, required: tuple[str, ...] = (),

@@ -42,7 +42,7 @@ from typing import Mapping
 import numpy as np
 from scipy.stats import rankdata
 
-from stylo.datasets._jsonl import DataError, iter_jsonl
+from stylo.datasets._jsonl import DataError, check_new_id, iter_jsonl
 
 __all__ = ["NON_ANSWER", "VERSIONS", "align_answers", "auc", "brier", "c_at_1",
            "evaluate_all", "f1", "f_05_u", "read_answers", "read_truth"]
@@ -223,10 +223,8 @@ def read_truth(path: str | Path) -> dict[str, bool]:
             same = bool(same)
         else:
             raise DataError(f"{path}:{lineno}: 'same' must be true/false, got {same!r}")
-        if pid in truth:
-            raise DataError(f"{path}:{lineno}: duplicate id {pid!r} (first on line "
-                            f"{first_line[pid]})")
-        truth[pid], first_line[pid] = same, lineno
+        check_new_id(first_line, pid, path, lineno)
+        truth[pid] = same
     if not truth:
         raise DataError(f"{path}: no problems in the ground truth")
     return truth
@@ -253,10 +251,8 @@ def read_answers(path: str | Path, known_ids=None) -> dict[str, float]:
             raise DataError(f"{path}:{lineno}: 'value' {value!r} is outside [0, 1]")
         if known is not None and pid not in known:
             raise DataError(f"{path}:{lineno}: id {pid!r} is not in the ground truth")
-        if pid in answers:
-            raise DataError(f"{path}:{lineno}: second answer for id {pid!r} (first on line "
-                            f"{first_line[pid]})")
-        answers[pid], first_line[pid] = float(value), lineno
+        check_new_id(first_line, pid, path, lineno, what="second answer for id")
+        answers[pid] = float(value)
     return answers
 
 
