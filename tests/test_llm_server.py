@@ -141,12 +141,15 @@ def test_run_all_puts_every_llm_cell_on_the_server(server_url, tmp_path, monkeyp
 
 def test_likelihoods_from_the_server_equal_the_in_process_model(server_url, tmp_path):
     """``llm-likelihood`` on a server: the second text's cross-entropy after the first, from
-    the server's prompt log-probabilities, equals the in-process computation (the first text
-    differs by design: the API gives its first token no log-probability). Short texts: the
-    server spends about 0.5 s a token on its log-probabilities with Gemma's 262k vocabulary."""
+    the server's prompt log-probabilities, equals the in-process computation up to the batch
+    split (the server decodes the whole sequence at once, the in-process backend the first
+    text and then the second: llama.cpp's quantised kernels differ by batch size, ~1e-2 nats;
+    the first text differs by design: the API gives its first token no log-probability).
+    Short texts: the server spends about 0.5 s a token on its log-probabilities with Gemma's
+    262k vocabulary."""
     from stylo.llm import LlamaCpp
     first, second = "Go see it, friends!", "See it now, it is great."
     remote = _backend(server_url, tmp_path / "cache.sqlite").sequence_nll(first, second, 4)
     local = LlamaCpp().sequence_nll(first, second, 4)
-    assert remote[1] == pytest.approx(local[1], abs=1e-4)
+    assert remote[1] == pytest.approx(local[1], abs=0.03)
     assert 0 < remote[0] < 20 and 0 < remote[1] < 20
