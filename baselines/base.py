@@ -36,6 +36,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from stylo.corpus import Corpus, PairSet, join_known
+from stylo.progress import advance
 from stylo.text_input import check_texts, has_text
 
 __all__ = ["AttributionOnly", "Verifier", "NO_ANSWER", "check_texts", "training_pairs"]
@@ -214,7 +215,11 @@ class Verifier(BaseEstimator):
     def _rank_many_impl(self, queries: list[str], candidate_lists: list[list[str]]
                         ) -> list[np.ndarray]:
         if type(self)._rank_impl is not Verifier._rank_impl:
-            return [self._rank_impl(q, c) for q, c in zip(queries, candidate_lists)]
+            out = []
+            for q, c in zip(queries, candidate_lists):
+                out.append(self._rank_impl(q, c))
+                advance("queries", len(out), len(queries))
+            return out
         flat = self.score_pairs([q for q, c in zip(queries, candidate_lists) for _ in c],
                                 [x for c in candidate_lists for x in c])
         return np.split(flat, np.cumsum([len(c) for c in candidate_lists])[:-1])

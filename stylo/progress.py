@@ -21,8 +21,11 @@ _listener: Listener | None = None
 
 
 def advance(stage: str, done: int, total: int) -> None:
-    """Tell the listener, if any, that ``done`` of ``total`` units of ``stage`` are finished."""
-    if _listener is not None:
+    """Tell the listener, if any, that ``done`` of ``total`` units of ``stage`` are finished.
+
+    A stage of one unit says nothing a listener could show (a ranking's one model call per
+    query would hide the queries' own count), so it is not passed on."""
+    if _listener is not None and total > 1:
         _listener(stage, int(done), int(total))
 
 

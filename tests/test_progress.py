@@ -24,18 +24,32 @@ def test_advance_without_listener_does_nothing_and_listening_restores():
     with progress.listening(lambda *a: seen.append(a), every=0.0):
         progress.advance("outer", 1, 3)
         with progress.listening(lambda *a: seen.append(("inner", *a)), every=0.0):
-            progress.advance("x", 1, 1)
+            progress.advance("x", 1, 2)
         progress.advance("outer", 2, 3)
-    progress.advance("after", 1, 1)
-    assert seen == [("outer", 1, 3), ("inner", "x", 1, 1), ("outer", 2, 3)]
+    progress.advance("after", 1, 2)
+    assert seen == [("outer", 1, 3), ("inner", "x", 1, 2), ("outer", 2, 3)]
 
 
-def test_throttle_keeps_the_first_and_the_finishing_call():
+def test_throttle_keeps_the_first_and_the_finishing_call_and_one_unit_says_nothing():
     seen = []
     with progress.listening(lambda *a: seen.append(a), every=3600):
         for i in range(1, 101):
             progress.advance("loop", i, 100)
+            progress.advance("one call", 1, 1)
     assert seen == [("loop", 1, 100), ("loop", 100, 100)]
+
+
+def test_rankings_one_query_at_a_time_report_their_queries():
+    class _PerQuery(Verifier):
+        requires_fit = False
+
+        def _rank_impl(self, query, candidates):
+            return np.zeros(len(candidates))
+
+    seen = []
+    with progress.listening(lambda *a: seen.append(a), every=0.0):
+        _PerQuery().fit().rank_many(["q1", "q2", "q3"], [["a"], ["b", "c"], ["d"]])
+    assert seen == [("queries", 1, 3), ("queries", 2, 3), ("queries", 3, 3)]
 
 
 def _gi_pairs():
