@@ -13,7 +13,7 @@ from stylo.metrics.pan import auc
 
 
 def test_not_fitted_raises():
-    with pytest.raises(NotFittedError):
+    with pytest.raises(NotFittedError, match="is not fitted yet"):
         NaiveDistance().score_pairs(["a text"], ["b text"])
 
 
@@ -47,7 +47,7 @@ def test_fit_on_a_corpus_and_bad_input():
     with pytest.warns(UserWarning, match="no vocabulary"):
         s = model.score_pairs(["zq"], ["xw"])  # shorter than one 4-gram: no vector
     assert s[0] == 0.5
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="index 0 is missing"):
         model.score_pairs([None], ["x"])
 
 

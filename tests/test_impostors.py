@@ -137,7 +137,7 @@ def test_deterministic_with_random_state(data):
 
 
 def test_not_fitted_raises():
-    with pytest.raises(NotFittedError):
+    with pytest.raises(NotFittedError, match="is not fitted yet"):
         GeneralImpostors().score_pairs(["a b c"], ["a b d"])
 
 
@@ -165,9 +165,9 @@ def test_no_impostors_means_no_answer():
 
 def test_bad_parameters_raise(data):
     corpus, _, _ = data
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="got n_impostors=50, n_candidates=10"):
         GeneralImpostors(n_impostors=50, n_candidates=10).fit(corpus)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"feature_fraction must be in \(0, 1\], got 0\.0"):
         GeneralImpostors(feature_fraction=0.0).fit(corpus)
 
 

@@ -176,7 +176,7 @@ def test_concurrent_requests_keep_order(tmp_path):
 
 
 def test_invalid_parameters_rejected():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="structured must be auto, .* got 'xml'"):
         OpenAICompatible("http://127.0.0.1:1/v1", "m", structured="xml")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="max_concurrency >= 1"):
         OpenAICompatible("http://127.0.0.1:1/v1", "m", max_concurrency=0)
