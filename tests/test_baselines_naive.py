@@ -8,7 +8,7 @@ from sklearn.metrics.pairwise import cosine_similarity
 
 from baselines.naive import CharNgramCosine, NaiveDistance
 from baselines_synth import synthetic_corpus, synthetic_pairs
-from stylo.datasets import DatasetNotAvailable, load
+from conftest import load_or_skip
 from stylo.metrics.pan import auc
 
 
@@ -52,11 +52,8 @@ def test_fit_on_a_corpus_and_bad_input():
 
 
 def test_real_slice_pan15():
-    try:
-        train = load("pan15_av_en", split="train")
-        test = load("pan15_av_en", split="test")
-    except DatasetNotAvailable as err:
-        pytest.skip(f"pan15_av_en not available: {err}")
+    train = load_or_skip("pan15_av_en", split="train")
+    test = load_or_skip("pan15_av_en", split="test")
     test = test.subset(np.arange(0, 500, 5))  # every 5th of the 500 test problems (54 same-author)
     s = NaiveDistance().fit(train).score_problems(test)
     assert s.shape == (100,) and ((s >= 0) & (s <= 1)).all()

@@ -172,11 +172,9 @@ def test_bad_parameters_raise(data):
 
 
 def test_real_slice_pan15():
-    from stylo.datasets import DatasetNotAvailable, load
-    try:
-        train, test = load("pan15_av_en", split="train"), load("pan15_av_en", split="test")
-    except DatasetNotAvailable as err:
-        pytest.skip(f"pan15_av_en not available: {err}")
+    from conftest import load_or_skip
+    train = load_or_skip("pan15_av_en", split="train")
+    test = load_or_skip("pan15_av_en", split="test")
     # every fifth official test problem; a pool of half the train split alone was too small
     # for a stable margin (AUC 0.48-0.53 depending on the draws)
     test = test.subset(np.arange(0, len(test), 5))
