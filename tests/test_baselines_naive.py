@@ -51,6 +51,7 @@ def test_fit_on_a_corpus_and_bad_input():
         model.score_pairs([None], ["x"])
 
 
+@pytest.mark.real_data
 def test_real_slice_pan15():
     train = load_or_skip("pan15_av_en", split="train")
     test = load_or_skip("pan15_av_en", split="test")

@@ -171,6 +171,7 @@ def test_bad_parameters_raise(data):
         GeneralImpostors(feature_fraction=0.0).fit(corpus)
 
 
+@pytest.mark.real_data
 def test_real_slice_pan15():
     from conftest import load_or_skip
     train = load_or_skip("pan15_av_en", split="train")

@@ -37,6 +37,7 @@ def pan20():
 
 # ------------------------------------------------------------------ official parity
 
+@pytest.mark.real_data
 def test_all_13_systems_match_official_numbers_both_versions(pan20):
     truth, systems, expected = pan20
     assert len(systems) == 13
