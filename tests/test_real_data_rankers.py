@@ -40,6 +40,13 @@ REFERENCE = {
                               [0.41787326799898694, 0.463598755520191],
                               [0.4345042516899258, 0.4593629710389033]]),
 }
+# The model calls each test makes (same measurement): calls, prompt tokens, completion tokens,
+# and the prompted methods' distinct answers. The prompt-token total pins the prompt and the
+# tokeniser, the answers what the model said; likelihood calls read 32 + 32 tokens each.
+CALLS = {"llm-prompt": (4, 1439, 24, {'{"answer": 1}'}),
+         "llm-prompt-both-orders": (8, 2878, 48, {'{"answer": 1}'}),
+         "rag-embedding-llm": (4, 1439, 24, {'{"answer": 1}'}),
+         "llm-likelihood": (24, 1536, 0, None)}
 # The prompted methods' scores come from parsed answers of greedy decoding: exact. The
 # embedding cosines and the likelihood drops are float32 model outputs; they reproduced to the
 # bit here, and 1e-6 only absorbs a different reduction order (thread count, BLAS build) while
@@ -81,6 +88,7 @@ def test_ranker_on_enron_triplets(name, triplets, request, tmp_path, monkeypatch
         backend = request.getfixturevalue("fresh_llm_cache")()
         monkeypatch.setattr(backend, "cache", ResponseCache(tmp_path / "responses.sqlite"))
     before = backend.n_backend_calls if backend else 0
+    first = len(backend.calls) if backend else 0
     est = make(name, seed=0)
     if name == "llm-likelihood":
         assert {k: est.get_params()[k] for k in LIKELIHOOD_SLICE} == {
@@ -98,3 +106,10 @@ def test_ranker_on_enron_triplets(name, triplets, request, tmp_path, monkeypatch
     np.testing.assert_allclose(scores, ref_scores, rtol=0, atol=TOL.get(name, 1e-9))
     if backend is not None:
         assert backend.n_backend_calls > before, f"{name}: no call reached the model"
+        calls = backend.calls[first:]
+        got = (len(calls), sum(c["prompt_tokens"] or 0 for c in calls),
+               sum(c["completion_tokens"] or 0 for c in calls))
+        assert got == CALLS[name][:3], (name, got)
+        if CALLS[name][3] is not None:
+            answers = {backend.cache.get(c["key"])["text"] for c in calls}
+            assert answers == CALLS[name][3], (name, answers)
