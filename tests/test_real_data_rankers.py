@@ -31,7 +31,8 @@ REFERENCE = {
                         [-0.012246867668364466, 0.11683736775246735],
                         [0.31336529303249017, 0.16821737147903815]]),
     # Gemma 3 270M names candidate 1 every time (as on IMDb62, see the README), so the
-    # both-orders variant ties everywhere; rag's reranker is asked the ranking prompt
+    # both-orders variant ties everywhere; rag's reranker asks llm-prompt's question with the
+    # candidates in the embedding's order (same calls, see CALLS), so its scores follow that
     "llm-prompt": (0.25, [[1.0, 0.75]] * 4),
     "llm-prompt-both-orders": (0.5, [[0.875, 0.875]] * 4),
     "rag-embedding-llm": (0.5, [[0.5, 1.0], [0.5, 1.0], [0.5, 1.0], [1.0, 0.5]]),
