@@ -23,7 +23,9 @@ class ScriptedServer:
     """An OpenAI-style ``/chat/completions`` on 127.0.0.1 answering from a script.
 
     Each script step is one of ``("json", body)``, ``("status", code, body_text, headers)``,
-    ``("raw", bytes)`` or ``("sleep", seconds, body)``; when the script is empty,
+    ``("raw", bytes)``, ``("sleep", seconds, body)`` or ``("wait", event, body)`` (answers
+    once ``event``, a ``threading.Event``, is set: a client timeout driven by the test, not
+    by the clock); when the script is empty,
     ``default(request_json)`` answers. Every request (headers, JSON body) is kept in
     ``requests``.
     """
@@ -53,6 +55,10 @@ class ScriptedServer:
                 kind = step[0]
                 if kind == "sleep":
                     time.sleep(step[1])
+                    step = ("json", step[2])
+                    kind = "json"
+                elif kind == "wait":
+                    step[1].wait()
                     step = ("json", step[2])
                     kind = "json"
                 if kind == "json":

@@ -33,9 +33,9 @@ def corpus():
 
 
 def test_not_fitted_error_before_fit():
-    with pytest.raises(NotFittedError):
+    with pytest.raises(NotFittedError, match="is not fitted yet"):
         _LengthRatio().score_pairs(["a"], ["b"])
-    with pytest.raises(NotFittedError):
+    with pytest.raises(NotFittedError, match="is not fitted yet"):
         _LengthRatio().rank("q", ["a", "b"])
 
 
@@ -94,7 +94,7 @@ def test_attribute_scores_each_candidate_as_a_problem(corpus):
         v.attribute([["ab"], []], ["abc"])
     with pytest.raises(TypeError, match=r"candidates\[1\]\[0\] is NoneType"):
         v.attribute([["ab"], [None]], ["abc"])
-    with pytest.raises(NotFittedError):
+    with pytest.raises(NotFittedError, match="is not fitted yet"):
         _LengthRatio().attribute(cands, ["abc"])
 
 

@@ -66,7 +66,7 @@ def test_fast_grey_zone_search_equals_the_plain_one(rows, objective, step):
 
 
 def test_shift_scores_rejects_bad_thresholds():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"need 0 < p1 <= p2 < 1, got p1=0\.6, p2=0\.4"):
         shift_scores([0.3], 0.6, 0.4)
 
 
@@ -123,7 +123,7 @@ def test_needs_both_classes():
 def test_calibrated_wrapper_contract():
     pairs = synthetic_pairs(30, seed=2)
     model = Calibrated(LengthRatio(), objective="auc_c1")
-    with pytest.raises(NotFittedError):
+    with pytest.raises(NotFittedError, match="is not fitted yet"):
         model.score_pairs(["a b"], ["c d"])
     model.fit(pairs)
     s = model.score_problems(pairs)

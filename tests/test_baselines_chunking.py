@@ -39,7 +39,7 @@ def test_short_remainder_is_merged_and_max_chunks_spaces_evenly():
     assert [len(c.split()) for c in chunks] == [10, 13]
     many = token_chunks(" ".join(f"w{i}" for i in range(100)), 10, max_chunks=3)
     assert [c.split()[0] for c in many] == ["w0", "w40", "w90"]
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="chunk_size must be >= 1, got 0"):
         token_chunks("a b", 0)
 
 

@@ -41,12 +41,12 @@ def test_cli_list_and_errors(pan_dirs, capsys):
     assert main(["--list"]) == 0
     listed = capsys.readouterr().out
     assert all(m in listed for m in methods())
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit, match="^2$"):
         main(["ppm", "-i", str(test), "-o", str(out)])  # needs --train
     assert "needs training data" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit, match="^2$"):
         main(["no-such-method", "-i", str(test), "-o", str(out)])
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit, match="^2$"):
         main(["svm-attribution", "-i", str(test), "-o", str(out)])
     assert "no answer for a verification pair" in capsys.readouterr().err
 

@@ -33,7 +33,7 @@ def test_threads_give_the_same_numbers(monkeypatch):
 def test_verifier_on_synthetic_pairs(measure):
     train, test = synthetic_pairs(40, seed=0), synthetic_pairs(30, seed=1)
     model = CompressionVerifier(measure)
-    with pytest.raises(NotFittedError):
+    with pytest.raises(NotFittedError, match="is not fitted yet"):
         model.score_pairs([A], [B])
     s = model.fit(train).score_problems(test)
     assert ((s >= 0) & (s <= 1)).all()

@@ -8,12 +8,12 @@ from sklearn.metrics.pairwise import cosine_similarity
 
 from baselines.naive import CharNgramCosine, NaiveDistance
 from baselines_synth import synthetic_corpus, synthetic_pairs
-from stylo.datasets import DatasetNotAvailable, load
+from conftest import load_or_skip
 from stylo.metrics.pan import auc
 
 
 def test_not_fitted_raises():
-    with pytest.raises(NotFittedError):
+    with pytest.raises(NotFittedError, match="is not fitted yet"):
         NaiveDistance().score_pairs(["a text"], ["b text"])
 
 
@@ -47,16 +47,14 @@ def test_fit_on_a_corpus_and_bad_input():
     with pytest.warns(UserWarning, match="no vocabulary"):
         s = model.score_pairs(["zq"], ["xw"])  # shorter than one 4-gram: no vector
     assert s[0] == 0.5
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="index 0 is missing"):
         model.score_pairs([None], ["x"])
 
 
+@pytest.mark.real_data
 def test_real_slice_pan15():
-    try:
-        train = load("pan15_av_en", split="train")
-        test = load("pan15_av_en", split="test")
-    except DatasetNotAvailable as err:
-        pytest.skip(f"pan15_av_en not available: {err}")
+    train = load_or_skip("pan15_av_en", split="train")
+    test = load_or_skip("pan15_av_en", split="test")
     test = test.subset(np.arange(0, 500, 5))  # every 5th of the 500 test problems (54 same-author)
     s = NaiveDistance().fit(train).score_problems(test)
     assert s.shape == (100,) and ((s >= 0) & (s <= 1)).all()

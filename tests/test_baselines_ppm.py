@@ -59,5 +59,5 @@ def test_empty_text_is_nan_not_a_crash():
 
 
 def test_mismatched_lengths_raise():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="1 texts_a but 2 texts_b"):
         ppm_cross_entropies(["a"], ["a", "b"])

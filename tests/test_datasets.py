@@ -121,7 +121,7 @@ def test_corpus_api():
     sub = c.subset(["2", "0"])
     assert list(sub.texts) == ["e f", "a b"] and sub.has_topics
     assert list(c.subset(np.array([False, True, False])).authors) == ["y"]
-    with pytest.raises(KeyError):
+    with pytest.raises(KeyError, match=r"unknown ids: \[\'9\'\]"):
         c.subset(["9"])
     with pytest.raises(ValueError, match="duplicate ids"):
         Corpus.from_lists(["a", "b"], ["x", "y"], ids=["1", "1"])

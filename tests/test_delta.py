@@ -64,7 +64,7 @@ def test_zscores_by_hand():
     # a feature constant over the fitting texts gets z = 0, not NaN
     flat = ZScores(n_features=5).fit(["x y", "x z"])
     assert np.isfinite(flat.transform(["x y", "q"])).all()
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="needs at least two texts"):
         ZScores().fit(["only one"])
 
 
@@ -86,14 +86,14 @@ def test_classifier_attributes_synthetic_authors():
 
 
 def test_classifier_not_fitted():
-    with pytest.raises(NotFittedError):
+    with pytest.raises(NotFittedError, match="is not fitted yet"):
         DeltaClassifier().predict(["a b"])
 
 
 def test_verifier_separates_synthetic_pairs_and_follows_the_contract():
     corpus = synthetic_corpus(seed=0)
     test = synthetic_pairs(synthetic_corpus(seed=5), seed=2)
-    with pytest.raises(NotFittedError):
+    with pytest.raises(NotFittedError, match="is not fitted yet"):
         DeltaVerifier().score_pairs(["a"], ["b"])
     ver = DeltaVerifier(n_features=100).fit(corpus)
     scores = ver.score_pairs(test.texts_a(), test.texts_b())

@@ -255,17 +255,29 @@ def test_bad_input_errors():
     assert X.shape == (2, m.n_features_out_) and X[0].nnz == 0
 
 
-@pytest.mark.parametrize("params", [dict(ngram_range=(0, 2)), dict(ngram_range=(3, 2)),
-                                    dict(ngram_range=(1.0, 2)), dict(ngram_range=3),
-                                    dict(analyzer="word"), dict(min_df=-1), dict(max_df=1.5),
-                                    dict(max_features=0), dict(norm="l3"),
-                                    dict(use_idf=True, dtype=np.int64), dict(n_jobs=0),
-                                    dict(vocabulary=[]), dict(vocabulary=["a", "a"]),
-                                    dict(vocabulary={"a": 0, "b": 2}),
-                                    dict(min_df=5, max_df=2)])
-def test_invalid_parameters_raise_at_fit_not_init(params):
+RANGE = r"ngram_range must be \(min_n, max_n\) with 1 <= min_n <= max_n, got "
+FRACTION = r"must be an int >= 0 or a float in \[0, 1\], got "
+
+
+@pytest.mark.parametrize(("params", "message"), [
+    (dict(ngram_range=(0, 2)), RANGE + r"\(0, 2\)"),
+    (dict(ngram_range=(3, 2)), RANGE + r"\(3, 2\)"),
+    (dict(ngram_range=(1.0, 2)), RANGE + r"\(1\.0, 2\)"),
+    (dict(ngram_range=3), RANGE + "3"),
+    (dict(analyzer="word"), r"analyzer must be one of \('char', 'char_wb'\), got 'word'"),
+    (dict(min_df=-1), "min_df " + FRACTION + "-1"),
+    (dict(max_df=1.5), "max_df " + FRACTION + r"1\.5"),
+    (dict(max_features=0), "max_features must be a positive int or None, got 0"),
+    (dict(norm="l3"), "norm must be None, 'l1' or 'l2', got 'l3'"),
+    (dict(use_idf=True, dtype=np.int64), "dtype must be a float dtype, got int64"),
+    (dict(n_jobs=0), "n_jobs must be a non-zero int or None, got 0"),
+    (dict(vocabulary=[]), "empty vocabulary passed to fit"),
+    (dict(vocabulary=["a", "a"]), "vocabulary contains repeated terms"),
+    (dict(vocabulary={"a": 0, "b": 2}), r"vocabulary indices must be 0 \.\. len\(vocabulary\) - 1"),
+    (dict(min_df=5, max_df=2), "max_df corresponds to < documents than min_df")])
+def test_invalid_parameters_raise_at_fit_not_init(params, message):
     m = CharNgrams(**params)  # storing never fails
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=message):
         m.fit(["some text", "more text", "and more"])
 
 
@@ -278,7 +290,7 @@ def test_sklearn_composition_pickle_and_unfitted():
     c = clone(CharNgrams((2, 3), min_df=2))
     assert c.get_params()["ngram_range"] == (2, 3)
     from sklearn.exceptions import NotFittedError
-    with pytest.raises(NotFittedError):
+    with pytest.raises(NotFittedError, match="is not fitted yet"):
         CharNgrams().transform(docs)
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -126,7 +126,7 @@ def test_text_distortion_dv_ma_and_dv_sa():
     sa = TextDistortion(k=2, method="dv_sa").fit(train)
     assert sa.transform(["The Cow, and 42 pigs."]) == ["The *, and # *."]
     assert TextDistortion(k=0).fit(train).transform(["ab c"]) == ["** *"]
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="method must be \'dv_ma\' or \'dv_sa\', got \'dv_xx\'"):
         TextDistortion(method="dv_xx").fit(train)
 
 

@@ -137,7 +137,7 @@ def test_deterministic_with_random_state(data):
 
 
 def test_not_fitted_raises():
-    with pytest.raises(NotFittedError):
+    with pytest.raises(NotFittedError, match="is not fitted yet"):
         GeneralImpostors().score_pairs(["a b c"], ["a b d"])
 
 
@@ -165,18 +165,17 @@ def test_no_impostors_means_no_answer():
 
 def test_bad_parameters_raise(data):
     corpus, _, _ = data
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="got n_impostors=50, n_candidates=10"):
         GeneralImpostors(n_impostors=50, n_candidates=10).fit(corpus)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"feature_fraction must be in \(0, 1\], got 0\.0"):
         GeneralImpostors(feature_fraction=0.0).fit(corpus)
 
 
+@pytest.mark.real_data
 def test_real_slice_pan15():
-    from stylo.datasets import DatasetNotAvailable, load
-    try:
-        train, test = load("pan15_av_en", split="train"), load("pan15_av_en", split="test")
-    except DatasetNotAvailable as err:
-        pytest.skip(f"pan15_av_en not available: {err}")
+    from conftest import load_or_skip
+    train = load_or_skip("pan15_av_en", split="train")
+    test = load_or_skip("pan15_av_en", split="test")
     # every fifth official test problem; a pool of half the train split alone was too small
     # for a stable margin (AUC 0.48-0.53 depending on the draws)
     test = test.subset(np.arange(0, len(test), 5))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 
 import numpy as np
 import pytest
@@ -60,13 +61,26 @@ def test_500_until_retries_run_out_is_an_error_not_an_exception(tmp_path):
 
 
 def test_timeout_then_success():
+    """The first answer never comes before the client's 0.2 s timeout (the server holds it
+    until the test releases it); the retry gets a generous timeout (raised by the injected
+    ``sleep`` between attempts), so a slow machine cannot time it out too."""
+    released = threading.Event()
     with ScriptedServer() as srv:
-        srv.script += [("sleep", 1.0, chat_body('{"same": true}')),
+        srv.script += [("wait", released, chat_body('{"same": true}')),
                        ("json", chat_body('{"same": false}'))]
         b = make(srv, timeout=0.2)
-        out = b.chat(MSG)
+
+        def sleep(delay):
+            b.slept.append(delay)
+            b.timeout = 30.0  # the retry: time enough on any machine
+
+        b.sleep = sleep
+        try:
+            out = b.chat(MSG)
+        finally:
+            released.set()
     assert out.status == "ok" and out.text == '{"same": false}'
-    assert len(b.slept) == 1
+    assert b.slept == [0.5] and len(srv.requests) == 2
 
 
 def test_malformed_body_is_retried_then_recorded(tmp_path):
@@ -176,7 +190,7 @@ def test_concurrent_requests_keep_order(tmp_path):
 
 
 def test_invalid_parameters_rejected():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="structured must be auto, .* got 'xml'"):
         OpenAICompatible("http://127.0.0.1:1/v1", "m", structured="xml")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="max_concurrency >= 1"):
         OpenAICompatible("http://127.0.0.1:1/v1", "m", max_concurrency=0)

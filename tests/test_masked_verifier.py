@@ -42,7 +42,7 @@ def test_distortion_vocabulary_comes_from_training_texts_only():
 
 def test_wrapper_keeps_the_contract():
     v = MaskedVerifier(_Recorder(), EntityMasker())
-    with pytest.raises(NotFittedError):
+    with pytest.raises(NotFittedError, match="is not fitted yet"):
         v.score_pairs(["a"], ["b"])
     with pytest.raises(TypeError, match="must be a Verifier"):
         MaskedVerifier("nope", EntityMasker()).fit(Corpus.from_lists(["a b"], ["x"]))

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from conftest import missing
 from sklearn.metrics import brier_score_loss, f1_score, roc_auc_score
 
 from stylo.metrics import pan
@@ -27,7 +28,7 @@ def pan20():
     try:
         labels = load_pan20_labels()
     except DatasetNotAvailable as exc:
-        pytest.skip(f"pan20_av_test_labels not available: {exc}")
+        missing(f"dataset 'pan20_av_test_labels' not available: {exc}")
     truth = dict(zip(labels.truth["id"], labels.truth["same"], strict=True))
     systems = {name: dict(zip(g["id"], g["value"], strict=True))
                for name, g in labels.answers.groupby("system")}
@@ -36,6 +37,7 @@ def pan20():
 
 # ------------------------------------------------------------------ official parity
 
+@pytest.mark.real_data
 def test_all_13_systems_match_official_numbers_both_versions(pan20):
     truth, systems, expected = pan20
     assert len(systems) == 13

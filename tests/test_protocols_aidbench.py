@@ -44,7 +44,7 @@ def test_pair_rules_match_brute_force(labels, cross, seed):
     topics = [None if t is None else f"t{t}" for _, t in labels]
     c = Corpus.from_lists([f"x{i}" for i in range(len(labels))], authors, topics=topics)
     if cross and not c.has_topics:
-        with pytest.raises(ProtocolError):
+        with pytest.raises(ProtocolError, match="no topic labels, so the cross-topic rule"):
             PairRules(c, cross)
         return
     rules = PairRules(c, cross)

@@ -12,11 +12,10 @@ import pytest
 from baselines.base import Verifier
 from baselines.random_guess import RandomGuess
 from stylo.corpus import Corpus
+from stylo.metrics import ranking
 from stylo.protocols import PROTOCOLS, ProtocolError
 from stylo.protocols.aidbench import OneToMany, OneToOne, OneToTwo
 
-ranking = pytest.importorskip("stylo.metrics.ranking",
-                              reason="evaluate() needs stylo.metrics (branch `metrics`)")
 
 COLUMNS = ["metric", "value", "n", "group"]
 
@@ -156,6 +155,7 @@ def test_rethinking_evaluate_oracle():
     assert v["auc"] == 1.0 and v["c@1"] == 1.0
 
 
+@pytest.mark.real_data
 def test_pan_verification_real(dataset):
     data = dataset("pan15_av_en")
     p = PROTOCOLS["pan_verification"]
@@ -172,7 +172,8 @@ def test_pan_verification_real(dataset):
 TABLE3 = {2: (0.474, 0.876, 0.978), 5: (0.184, 0.464, 0.655)}
 
 
-@pytest.mark.parametrize("n_authors", [2, 5])
+@pytest.mark.real_data
+@pytest.mark.parametrize("n_authors", [2, 5], ids=["random-2-authors", "random-5-authors"])
 def test_random_guess_reproduces_aidbench_table3(dataset, n_authors):
     """2 x 10 texts: 9 relevant of 19 candidates; 5 x 10: 9 of 49. The closed form
     1 - C(n - 9, k) / C(n, k) gives the paper's numbers to the printed 0.1 %, and RandomGuess

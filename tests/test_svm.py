@@ -67,14 +67,14 @@ def test_fit_reject_margin_finds_the_separating_margin():
     y_true = np.array(["a", "b", "<UNK>", "<UNK>"], dtype=object)
     margin = fit_reject_margin([(scores, classes, y_true)])
     assert 0.2 < margin <= 0.6
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="fit_reject_margin needs at least one problem"):
         fit_reject_margin([])
 
 
 def test_attributor_contract(corpus):
-    with pytest.raises(NotFittedError):
+    with pytest.raises(NotFittedError, match="is not fitted yet"):
         SVMAttributor().predict(["a b"])
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="SVMAttributor needs at least two authors"):
         SVMAttributor().fit(["a", "b"], ["x", "x"])
     k_texts, k_auth, u_texts, _ = split(corpus)
     a = SVMAttributor(random_state=1).fit(k_texts, k_auth).decision_function(u_texts)
@@ -85,7 +85,7 @@ def test_attributor_contract(corpus):
 def test_pair_verifier_separates_synthetic_pairs_and_follows_the_contract():
     train = synthetic_corpus(seed=0)
     test = synthetic_pairs(synthetic_corpus(seed=5), seed=2)
-    with pytest.raises(NotFittedError):
+    with pytest.raises(NotFittedError, match="is not fitted yet"):
         SVMPairVerifier().score_pairs(["a"], ["b"])
     ver = SVMPairVerifier(n_pairs=300, max_features=3000).fit(train)
     scores = ver.score_problems(test)

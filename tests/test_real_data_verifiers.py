@@ -1,0 +1,74 @@
+"""Every registered verifier on a fixed PAN15-en slice: its PAN metrics pinned to the values
+measured when this test was written, so a method that breaks on real text fails CI.
+
+The slice: fit on the 100 official training problems, score every fifth of the 500 official
+test problems (100 problems, 54 same-author), PAN 2021 metrics. All these methods are
+deterministic here (fitted on a PairSet, nothing is drawn) except ``impostors``, which samples
+features and impostors; see its tolerance. The LLM and embedding verifiers are pinned in
+``test_real_data_rankers.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import load_or_skip
+
+from baselines.registry import make
+from stylo.metrics.pan import evaluate_all
+
+pytestmark = pytest.mark.real_data
+
+# Measured 2026-12-01 at commit 306e97f with exactly this computation (seed 0):
+# auc, overall (pan21), c@1, mean score.
+REFERENCE = {
+    "random": (0.6090982286634461, 0.5971152091655834, 0.55, 0.4624942668551143),
+    "naive": (0.7379227053140096, 0.6889348894778285, 0.5916, 0.6027763145576622),
+    "ppm": (0.7455716586151369, 0.6985380106806447, 0.63, 0.5502127955521012),
+    "ncd": (0.5954106280193237, 0.5267622586389258, 0.5252, 0.33695953503018083),
+    "cdm": (0.7379227053140096, 0.6451120271050984, 0.5985, 0.40124701382025985),
+    "zstd-xent": (0.6549919484702094, 0.6641606967684066, 0.59, 0.6151687445483136),
+    "ppm-cal": (0.7473832528180354, 0.7062108652525707, 0.6496, 0.5387711828518191),
+    "ncd-cal": (0.5990338164251208, 0.5480492651396383, 0.5246, 0.4810375243289577),
+    "cdm-cal": (0.7423510466988728, 0.6983479707841452, 0.6649, 0.487544030370562),
+    "zstd-xent-cal": (0.6561996779388084, 0.6509016069991038, 0.5565, 0.5674315809671672),
+    "delta": (0.8063607085346216, 0.7465770810611521, 0.7, 0.5213502493395391),
+    "svm-pair": (0.6235909822866345, 0.6591746245542898, 0.63, 0.49666787185281286),
+}
+# ``random`` is a keyed hash of the texts and the seed, so its seed-0 value is exact too.
+DETERMINISTIC_TOL = 1e-9
+
+# General Impostors with its registered defaults (100 iterations, k=100, m=10), seed 0.
+# Seeds 0-7 on this slice gave AUC 0.755-0.777 and overall 0.718-0.758: seed 0 is within
+# 0.0123 AUC and 0.0394 overall of every other seed. The margins (0.02 AUC, 0.045 overall) thus
+# let a change of the random stream pass while a real loss (e.g. the 0.05-0.09 AUC of a broken
+# similarity, the README's gap to `naive`) fails. Seed 0 itself is reproducible to the bit.
+IMPOSTORS = {"auc": (0.7646940418679549, 0.02), "overall": (0.7576240870470613, 0.045)}
+
+
+@pytest.fixture(scope="module")
+def pan15():
+    train = load_or_skip("pan15_av_en", split="train")
+    test = load_or_skip("pan15_av_en", split="test")
+    return train, test.subset(np.arange(0, len(test), 5))
+
+
+def _metrics(name, pan15):
+    train, test = pan15
+    scores = make(name, seed=0).fit(train).score_problems(test)
+    assert scores.shape == (len(test),) and np.all((scores >= 0) & (scores <= 1))
+    return evaluate_all(test.labels, scores, version="pan21"), scores
+
+
+@pytest.mark.parametrize("name", sorted(REFERENCE), ids=sorted(REFERENCE))
+def test_verifier_on_pan15_slice(name, pan15):
+    m, scores = _metrics(name, pan15)
+    got = (m["auc"], m["overall"], m["c@1"], float(np.mean(scores)))
+    assert got == pytest.approx(REFERENCE[name], abs=DETERMINISTIC_TOL), (name, got)
+
+
+@pytest.mark.parametrize("name", ["impostors"], ids=["impostors"])
+def test_impostors_defaults_on_pan15_slice(name, pan15):
+    m, _ = _metrics(name, pan15)
+    for key, (ref, tol) in IMPOSTORS.items():
+        assert abs(m[key] - ref) <= tol, (key, m[key], ref, tol)
