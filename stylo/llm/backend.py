@@ -182,9 +182,10 @@ class ChatBackend:
     scores_likelihoods: bool = False
 
     def _nll_after_impl(self, first: str, seconds: list[str], max_text_tokens: int
-                        ) -> tuple[float, list[float], int]:
-        """H(first) and H(second | first) for each second, and the tokens read; see
-        :meth:`nll_after`. Backends that score likelihoods implement this."""
+                        ) -> tuple[float, list[float], list[int]]:
+        """H(first), H(second | first) for each second, and the tokens the model read for
+        each second (the shared prefix counted with the first); see :meth:`nll_after`.
+        Backends that score likelihoods implement this."""
         raise NotImplementedError(f"{type(self).__name__} cannot score token likelihoods")
 
     def nll_after(self, first: str, seconds: list[str], max_text_tokens: int = 256
@@ -215,10 +216,9 @@ class ChatBackend:
         missing = [i for i, hit in enumerate(hits) if hit is None]
         if missing:
             start = time.perf_counter()
-            h_first, got, n_tokens = self._nll_after_impl(first, [seconds[i] for i in missing],
-                                                          m)
+            h_first, got, read = self._nll_after_impl(first, [seconds[i] for i in missing], m)
             seconds_each = (time.perf_counter() - start) / len(missing)
-            for i, h in zip(missing, got, strict=True):
+            for i, h, n_tokens in zip(missing, got, read, strict=True):
                 h_seconds[i] = h
                 text = json.dumps([float(h_first), float(h)])
                 if self.cache is not None:

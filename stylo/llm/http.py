@@ -129,7 +129,7 @@ class OpenAICompatible(ChatBackend):
     scores_likelihoods = True
 
     def _nll_after_impl(self, first: str, seconds: list[str], max_text_tokens: int
-                        ) -> tuple[float, list[float], int]:
+                        ) -> tuple[float, list[float], list[int]]:
         """From the server's legacy ``/completions`` with ``echo`` and ``logprobs``
         (llama-cpp-python's server, vLLM; a server that gives no prompt log-probabilities
         raises BackendError, saying so).
@@ -139,7 +139,7 @@ class OpenAICompatible(ChatBackend):
         one request. The API gives the first token no log-probability, so ``first`` is scored
         from its second token on."""
         a = self._cut(first, max_text_tokens)
-        h_first, h_seconds, n_tokens = None, [], 0
+        h_first, h_seconds, read = None, [], []
         for second in seconds:
             b = self._cut(second, max_text_tokens)
             if not a.strip() or not b.strip():
@@ -156,8 +156,8 @@ class OpenAICompatible(ChatBackend):
                                    f"({len(in_a)} and {len(in_b)})")
             h_first = -float(np.mean(in_a))
             h_seconds.append(-float(np.mean(in_b)))
-            n_tokens += sum(1 for o in lp["text_offset"] if o < end)
-        return h_first, h_seconds, n_tokens
+            read.append(sum(1 for o in lp["text_offset"] if o < end))
+        return h_first, h_seconds, read
 
     def _cut(self, text: str, max_tokens: int) -> str:
         # each text of a pair is cut again for the other direction: ask the server once

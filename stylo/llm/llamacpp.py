@@ -124,7 +124,7 @@ class LlamaCpp(ChatBackend):
     scores_likelihoods = True
 
     def _nll_after_impl(self, first: str, seconds: list[str], max_text_tokens: int
-                        ) -> tuple[float, list[float], int]:
+                        ) -> tuple[float, list[float], list[int]]:
         """The sequence [BOS] first [blank line] is decoded once; each second text is decoded
         after it from that state (the KV cache cut back to the prefix), so the prefix costs
         once per call, not once per second text. The separator is not scored."""
@@ -153,7 +153,7 @@ class LlamaCpp(ChatBackend):
             finally:
                 llm.reset()
                 llm._ctx.kv_cache_clear()
-        return h_first, h_seconds, len(prefix) + sum(map(len, bs))
+        return h_first, h_seconds, [len(prefix) * (i == 0) + len(b) for i, b in enumerate(bs)]
 
     def _decode(self, llm, tokens: list[int], n_past: int) -> tuple[np.ndarray, np.ndarray]:
         """Decode ``tokens`` at positions ``n_past``, ``n_past + 1``, ... (the KV cache holds
