@@ -26,8 +26,8 @@ from experiments.runner import CellStore
 from stylo.metrics.aggregate import mean_std
 
 __all__ = ["HEADLINE_METRICS", "PUBLISHED_DIR", "SMALL_SAMPLE", "collect", "leaderboard",
-           "load_published", "manifest", "replicates", "summarise", "write_report",
-           "write_tables"]
+           "load_published", "manifest", "position_bias", "replicates", "summarise",
+           "write_report", "write_tables"]
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 # package data of stylo, so a non-editable install finds it too
@@ -41,7 +41,8 @@ TABLE_COLUMNS = ["dataset", "protocol", "setting", "method", "seed", "group", "m
 HEADLINE_METRICS = {
     "aidbench_one_to_one": ["accuracy", "precision", "recall", "auc", "overall"],
     "aidbench_one_to_two": ["accuracy"],
-    "aidbench_one_to_many": ["rank@1", "rank@3", "rank@5", "mrr"],
+    "aidbench_one_to_many": ["rank@1", "rank@3", "rank@5", "precision@1", "precision@3",
+                             "precision@5", "mrr"],
     "pan_verification": ["auc", "c@1", "F1", "f_05_u", "brier", "overall", "auc*c@1"],
     "rethinking_av": ["auc", "c@1", "F1", "overall"],
     "cdaa_attribution": ["macro_f1", "accuracy", "macro_f1_no_reject", "accuracy_no_reject"],
@@ -214,12 +215,87 @@ def protocol_tables(table: pd.DataFrame) -> dict[str, str]:
     return out
 
 
+def position_bias(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per dataset, protocol, setting and method with a position-bias figure: the share of
+    choices naming the first candidate (one-to-two ``first_slot_rate``, one-to-many
+    ``first_slot_top``) and of ties, in percent, with items per run and seeds."""
+    rows = summary[summary["metric"].isin(["first_slot_rate", "first_slot_top"])]
+    if rows.empty:
+        return pd.DataFrame()
+    ties = summary[summary["metric"] == "tie_rate"].set_index(
+        ["dataset", "protocol", "setting", "method"])["mean"]
+    out = []
+    for r in rows.itertuples():
+        tie = ties.get((r.dataset, r.protocol, r.setting, r.method), np.nan)
+        out.append({"dataset": r.dataset, "protocol": r.protocol,
+                    "setting": _setting_label(r.setting), "method": r.method,
+                    "first candidate %": round(100 * r.mean, 1),
+                    "ties %": "" if pd.isna(tie) else round(100 * tie, 1),
+                    "n": r.n, "seeds": r.seeds})
+    return pd.DataFrame(out).astype({"n": "Int64", "seeds": "Int64"})
+
+
 def load_published(folder: str | Path = PUBLISHED_DIR) -> pd.DataFrame:
     """Every published figure in ``folder/*.csv`` (source, table, dataset, protocol, setting,
-    method, metric, value, unit, verified, note)."""
-    frames = [pd.read_csv(p, keep_default_na=False, dtype={"value": float})
+    method, metric, value, std, unit, verified, note), in stylo's names (see
+    :func:`_stylo_names`); a figure that two files give is kept from the first file, by name
+    (``aidbench.csv``, curated, before ``aidbench_tables.csv``, the papers' tables as
+    printed)."""
+    frames = [_stylo_names(pd.read_csv(p, keep_default_na=False, dtype=str))
               for p in sorted(Path(folder).glob("*.csv"))]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    if not frames:
+        return pd.DataFrame()
+    out = pd.concat(frames, ignore_index=True)
+    out = out[out["protocol"] != ""]
+    key = out[["table", "dataset", "protocol", "setting", "metric"]].assign(
+        method=out["method"].str.lower())
+    out = out[~key.duplicated()].reset_index(drop=True)
+    out["value"] = pd.to_numeric(out["value"].str.replace(",", ""), errors="coerce")
+    out["std"] = pd.to_numeric(out["std"], errors="coerce")
+    return out[out["value"].notna()].reset_index(drop=True)
+
+
+#: the papers' corpus names -> (stylo's dataset, setting items that select the same texts):
+#: our mlpapers stands in for AIDBench's arXiv cs.LG papers, all authors or first authors
+_PUBLISHED_DATASETS = {"research_papers": ("mlpapers", {"first_author": False}),
+                       "research_papers_first_author": ("mlpapers", {"first_author": True})}
+
+
+def _stylo_names(frame: pd.DataFrame) -> pd.DataFrame:
+    """Published rows in stylo's dataset, protocol and setting names, so they meet our cells.
+
+    AIDBench's one-to-one mixes ``{"pos": 150, "neg": 50}`` are our ``{"mix": "150/50"}``,
+    its RAG table's ``{"candidates": 50, "filter_to": 10}`` our one-to-many
+    ``{"pool_size": 50, "keep": 10}``, one-to-two's ``{"candidates": 2}`` our only setting; the
+    prompt family of an LLM row goes into its method name ("GPT-4-turbo (topic-ignored
+    prompt)"). Prompt ablations (Tables 18-23) have no protocol here: their ``protocol`` is
+    emptied and the rows dropped. Rows without a ``verified`` column are quoted."""
+    frame = frame.copy()
+    for column, default in (("std", ""), ("verified", "quoted"), ("note", "")):
+        if column not in frame.columns:
+            frame[column] = default
+    rows = []
+    for r in frame.to_dict("records"):
+        setting = json.loads(r["setting"] or "{}")
+        dataset, extra = _PUBLISHED_DATASETS.get(r["dataset"], (r["dataset"], {}))
+        setting.update(extra)
+        protocol = r["protocol"]
+        if "pos" in setting and "neg" in setting:
+            setting["mix"] = f"{setting.pop('pos')}/{setting.pop('neg')}"
+        if protocol == "aidbench_rag":
+            protocol = "aidbench_one_to_many"
+            setting["pool_size"], setting["keep"] = setting.pop("candidates"), \
+                setting.pop("filter_to")
+        if protocol == "aidbench_one_to_two":
+            setting.pop("candidates", None)
+        if protocol == "aidbench_ablation":
+            protocol = ""
+        method = r["method"]
+        if "prompt" in setting:
+            method = f"{method} ({setting.pop('prompt')} prompt)"
+        rows.append({**r, "dataset": dataset, "protocol": protocol, "method": method,
+                     "setting": json.dumps(setting, sort_keys=True)})
+    return pd.DataFrame(rows, columns=[*frame.columns]) if rows else frame
 
 
 def _matches(published_setting: str, ours: str) -> bool:
@@ -242,7 +318,7 @@ def leaderboard(summary: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
     for (ds, proto, setting, metric), pub in published.groupby(keys, sort=False):
         percent = (pub["unit"] == "percent").all()
         scale = 100.0 if percent else 1.0
-        block = [{"system": r.method, "value": r.value, "std": np.nan, "n": pd.NA,
+        block = [{"system": r.method, "value": r.value, "std": r.std, "n": pd.NA,
                   "seeds": pd.NA, "source": f"{r.source} {r.table}".strip(),
                   "note": f"{r.verified}: {r.note}" if r.note else r.verified}
                  for r in pub.itertuples()]
@@ -313,6 +389,16 @@ def write_report(out_dir: str | Path, table: pd.DataFrame, failures: pd.DataFram
               _leaderboard_markdown(leaderboard(summary, published)), ""]
     for proto, md in protocol_tables(table).items():
         lines += [f"## {proto}", "", md, ""]
+    bias = position_bias(summary)
+    if not bias.empty:
+        lines += ["## Position bias", "",
+                  "How often a method's choice is the first candidate shown, whatever the "
+                  "truth: one-to-two puts the true candidate first in about half the triplets, "
+                  "one-to-many in random order (an unbiased method: about 50 % and about "
+                  "1 / candidates). A method that always names the first slot shows 100 % here "
+                  "while its accuracy looks like a coin's. `ties`: choices with equal scores "
+                  "(abstentions; for a both-orders method, the two orders disagreeing), so its "
+                  "agreement rate is 100 % minus ties.", "", _markdown(bias), ""]
     if len(failures):
         lines += ["## Failed cells", ""]
         for f in failures.itertuples():

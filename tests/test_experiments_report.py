@@ -78,24 +78,52 @@ def test_leaderboard_puts_stylo_beside_published_rows():
     summary = pd.DataFrame({
         "dataset": ["mlpapers", "mlpapers", "imdb62"],
         "protocol": ["aidbench_one_to_many"] * 2 + ["aidbench_one_to_two"],
-        "setting": ['{"n_authors": 2, "n_groups": 10}', '{"n_authors": 5, "n_groups": 10}',
+        "setting": ['{"first_author": false, "n_authors": 2, "n_groups": 10}',
+                    '{"first_author": false, "n_authors": 5, "n_groups": 10}',
                     '{"cross_topic": false}'],
         "method": ["random"] * 3, "metric": ["rank@1", "rank@1", "accuracy"],
         "mean": [0.48, 0.19, 0.51], "std": [0.1, 0.05, 0.02], "count": [30, 30, 3],
         "n": [300, 300, 40], "seeds": [3, 3, 3]})
     board = leaderboard(summary, load_published())
-    two = board[(board["dataset"] == "mlpapers") & (board["setting"] == "n_authors=2")
-                & (board["metric"] == "rank@1")]
-    assert list(two["system"]) == ["searching-based baseline",
-                                   "stylo: random [n_authors=2, n_groups=10]", "random guess"]
-    assert two["value"].iloc[1] == pytest.approx(48.0)
-    assert (two["n"].iloc[1], two["seeds"].iloc[1], two["note"].iloc[1]) == (300, 3, "")
+    two = board[(board["dataset"] == "mlpapers") & (board["metric"] == "rank@1")
+                & board["setting"].str.startswith("first_author=False, n_authors=2")]
+    systems = list(two["system"])
+    # AIDBench's research papers (Tables 3-5, 8: every model, both prompt families, the
+    # searching baseline) beside ours, best first, with the printed std
+    assert two.loc[two["system"] == "Searching", "value"].tolist() == [70.0]
+    ours = two[two["system"] == "stylo: random [first_author=False, n_authors=2, "
+                                "n_groups=10]"].iloc[0]
+    assert ours["value"] == pytest.approx(48.0)
+    assert (ours["n"], ours["seeds"], ours["note"]) == (300, 3, "")
+    gpt4 = two[two["system"] == "GPT-4-turbo (general prompt)"].iloc[0]
+    assert gpt4["source"].endswith("Table 5") and not pd.isna(gpt4["std"])
+    assert {"Random guess", "GPT-4-turbo (topic-ignored prompt)", "Kimi (general prompt)",
+            "Qwen1.5-72B-Chat (general prompt)"} <= set(systems)
+    assert list(two["value"]) == sorted(two["value"], reverse=True)
+    # the curated closed-form random guess has no first_author key: it stands beside both
+    curated = board[(board["system"] == "random guess") & (board["metric"] == "rank@1")]
+    assert set(curated["value"]) == {47.4, 18.4}
     imdb = board[(board["dataset"] == "imdb62")]
-    assert list(imdb["system"]) == ["GPT-4-Turbo", "stylo: random [cross_topic=False]"]
+    assert list(imdb["system"]) == ["GPT-4-turbo", "GPT-3.5-turbo", "Kimi",
+                                    "Baichuan2-turbo-192k", "stylo: random [cross_topic=False]"]
     # 40 triplets against the paper's 200: flagged, and the paper's sample size is in its note
-    ours, paper = imdb.iloc[1], imdb.iloc[0]
+    ours, paper = imdb.iloc[4], imdb.iloc[0]
     assert (ours["n"], ours["seeds"], ours["note"]) == (40, 3, "small sample (n < 100)")
-    assert pd.isna(paper["n"]) and "200 triplets" in paper["note"]
+    assert pd.isna(paper["n"]) and "200 examples" in paper["note"]
+    assert (paper["value"], paper["std"]) == (75.8, 3.8)
+
+
+def test_published_names_become_stylo_names():
+    pub = load_published()
+    assert not (pub["protocol"] == "aidbench_ablation").any()
+    assert set(pub["dataset"]) >= {"mlpapers", "imdb62", "enron", "blog", "guardian"}
+    rag = pub[(pub["table"] == "Table 9")]
+    assert set(rag["setting"]) == {'{"first_author": false, "keep": 10, "pool_size": 50}',
+                                   '{"first_author": false, "keep": 50, "pool_size": 200}'}
+    mixes = {json.loads(s)["mix"] for s in pub.loc[pub["protocol"] == "aidbench_one_to_one",
+                                                   "setting"]}
+    assert mixes == {"150/50", "100/100", "50/150"}
+    assert {"precision@1", "precision@3", "precision@5"} <= set(pub["metric"])
 
 
 def test_leaderboard_puts_the_best_complement_of_brier_first():
@@ -155,3 +183,17 @@ def test_masking_cells_show_as_a_setting_and_get_bars(tmp_path):
     assert auc["value"].nunique() == 2  # the masked verifier saw other texts
     (path,) = masking_bars(summarise(table), tmp_path / "plots")
     assert path.name.startswith("masking__toy__toy_verification")
+
+
+def test_position_bias_table_shows_first_slot_share_and_ties():
+    from experiments.report import position_bias
+    rows = {"first_slot_rate": [1.0, 0.45], "tie_rate": [0.0, 0.3], "accuracy": [0.5, 0.6]}
+    summary = pd.DataFrame([
+        {"dataset": "imdb62", "protocol": "aidbench_one_to_two", "setting": "{}",
+         "method": m, "metric": metric, "mean": v[i], "std": np.nan, "count": 1, "n": 200,
+         "seeds": 1}
+        for metric, v in rows.items() for i, m in enumerate(["llm-prompt", "both-orders"])])
+    bias = position_bias(summary)
+    assert bias[["method", "first candidate %", "ties %", "n"]].values.tolist() == [
+        ["llm-prompt", 100.0, 0.0, 200], ["both-orders", 45.0, 30.0, 200]]
+    assert position_bias(summary[summary["metric"] == "accuracy"]).empty
