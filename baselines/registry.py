@@ -16,7 +16,7 @@ from sklearn.base import BaseEstimator, clone
 from baselines.base import Verifier
 
 __all__ = ["EXTRAS", "KINDS", "MethodSpec", "kind", "make", "method_table", "methods",
-           "register", "spec"]
+           "prompt_family", "register", "spec"]
 
 
 @dataclass(frozen=True)
@@ -87,6 +87,14 @@ def spec(name: str) -> MethodSpec:
     return _REGISTRY[name]
 
 
+def prompt_family(name: str) -> str | None:
+    """The prompt family a prompted method asks with (its own, or its reranker's), or None."""
+    params = spec(name).params
+    reranker = params.get("reranker")
+    return params.get("prompt") or (reranker.get_params().get("prompt") if reranker is not None
+                                    else None)
+
+
 def make(name: str, seed: int | None = None) -> Verifier:
     """A fresh, unfitted instance of method ``name``; ``seed`` sets its ``random_state`` (the
     outer estimator's: a wrapper passes it on where it draws anything itself)."""
@@ -145,10 +153,11 @@ register("embedding", "baselines.embedding:EmbeddingSearch",
          extras=("embed",))
 register("llm-prompt", "baselines.llm:PromptedLLM",
          "AIDBench general prompt, JSON answer, local Gemma 3 270M", kind="llm",
-         extras=("llm",))
+         extras=("llm",), prompt="general")
 register("llm-prompt-both-orders", "baselines.llm:PromptedLLM",
          "llm-prompt asked in both text orders, scores averaged (position-debiased; "
-         "disagreement = abstention)", kind="llm", extras=("llm",), both_orders=True)
+         "disagreement = abstention)", kind="llm", extras=("llm",), prompt="general",
+         both_orders=True)
 # 128 tokens a text and 50 training pairs keep a pair near 13 s on a loaded 2-core machine
 # (pan15_av_en, 40 train -> 60 test pairs: AUC 0.833 at these settings)
 register("llm-likelihood", "baselines.llm:LikelihoodVerifier",
@@ -160,9 +169,12 @@ register("llm-likelihood", "baselines.llm:LikelihoodVerifier",
 def _rag_stages(keep: int) -> dict:
     from baselines.embedding import EmbeddingSearch
     from baselines.llm import PromptedLLM
-    return {"retriever": EmbeddingSearch(), "reranker": PromptedLLM(), "keep": keep}
+    # AIDBench's RAG pipeline asks with its topic-ignored prompt
+    return {"retriever": EmbeddingSearch(), "reranker": PromptedLLM(prompt="topic_ignored"),
+            "keep": keep}
 
 
 register("rag-embedding-llm", "baselines.rag:RAGRanker",
-         "RAG: embedding search keeps the top 10 candidates, llm-prompt ranks them",
+         "RAG: embedding search keeps the top 10 candidates, the LLM ranks them (AIDBench's "
+         "topic-ignored prompt)",
          kind="llm", extras=("llm", "embed"), **_rag_stages(10))

@@ -180,12 +180,17 @@ def key_options(spec: MethodSpec, options: MethodOptions) -> dict:
     return {}
 
 
-def method_label(method: str, method_options: Mapping) -> str:
+def method_label(method: str, method_options: Mapping,
+                 method_params: Mapping | None = None) -> str:
     """The name a method's row carries in tables and plots: with the model it asked (and the
-    server's host), so local and hosted rows never mix."""
+    server's host), so local and hosted rows never mix, and a prompted method's prompt
+    family (AIDBench reports each family apart)."""
     model = method_options.get("llm_model")
     if not model:
         return method
+    prompt = (method_params or {}).get("prompt") or (
+        registry.prompt_family(method) if method in registry.methods() else None)
+    family = f" ({prompt.replace('_', '-')} prompt)" if prompt else ""
     url = method_options.get("llm_base_url")
-    return f"{method} [{model} @ {urlsplit(url).netloc or url}]" if url else \
-        f"{method} [{model}]"
+    where = f"{model} @ {urlsplit(url).netloc or url}" if url else model
+    return f"{method}{family} [{where}]"

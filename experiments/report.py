@@ -70,7 +70,8 @@ def collect(out_dir: str | Path, keys: set[str] | None = None
                                          else {})}
         base = {"dataset": spec["dataset"], "protocol": spec["protocol"],
                 "setting": json.dumps(setting, sort_keys=True),
-                "method": method_label(spec["method"], spec.get("method_options", {})),
+                "method": method_label(spec["method"], spec.get("method_options", {}),
+                                       spec.get("method_params")),
                 "seed": spec["seed"], "key": rec["key"]}
         if rec.get("status") != "ok":
             failures.append({**base, "error": rec.get("error", ""),

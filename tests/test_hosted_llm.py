@@ -37,10 +37,15 @@ def test_every_llm_method_names_its_model_in_the_key_and_label():
         else:
             assert local == hosted == {}, name
     assert method_label("llm-prompt", {"llm_model": LOCAL_LLM}) == \
-        "llm-prompt [gemma-3-270m (local)]"
+        "llm-prompt (general prompt) [gemma-3-270m (local)]"
     assert method_label("llm-prompt", key_options(METHODS["llm-prompt"], HOSTED)) == \
-        "llm-prompt [big-model @ 127.0.0.1:9]"
+        "llm-prompt (general prompt) [big-model @ 127.0.0.1:9]"
     assert method_label("naive", {}) == "naive"
+    assert method_label("rag-embedding-llm", {"llm_model": LOCAL_LLM}) == \
+        "rag-embedding-llm (topic-ignored prompt) [gemma-3-270m (local)]"
+    assert method_label("llm-prompt", {"llm_model": "m"}, {"prompt": "no_style"}) == \
+        "llm-prompt (no-style prompt) [m]"
+    assert method_label("llm-likelihood", {"llm_model": "m"}) == "llm-likelihood [m]"
 
 
 def test_local_and_hosted_cells_never_share_a_key(monkeypatch):
@@ -140,7 +145,7 @@ def test_run_all_asks_the_hosted_server_and_labels_its_rows(tmp_path, monkeypatc
     import pandas as pd
     table = pd.read_csv(tmp_path / "out" / "results.csv")
     port = srv.url.split(":")[2].split("/")[0]
-    assert set(table["method"]) == {f"llm-prompt [m @ 127.0.0.1:{port}]"}
+    assert set(table["method"]) == {f"llm-prompt (general prompt) [m @ 127.0.0.1:{port}]"}
 
 
 def _echo_logprobs(req):

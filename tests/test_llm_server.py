@@ -129,7 +129,8 @@ def test_run_all_puts_every_llm_cell_on_the_server(server_url, tmp_path, monkeyp
     assert len(cache) == 3  # one question a triplet, each answered by the server
     table = pd.read_csv(tmp_path / "out" / "results.csv")
     port = server_url.split(":")[2].split("/")[0]
-    assert set(table["method"]) == {f"llm-prompt [gemma-3-270m @ 127.0.0.1:{port}]"}
+    assert set(table["method"]) == {
+        f"llm-prompt (general prompt) [gemma-3-270m @ 127.0.0.1:{port}]"}
     accuracy = table.loc[table["metric"] == "accuracy", "value"]
     assert len(accuracy) == 1 and accuracy.between(0, 100).all()
 
