@@ -138,6 +138,10 @@ register("svm-attribution", "baselines.svm:SVMOpenSetAttributor",
          "PAN19 baseline rule: per-problem one-vs-rest linear SVM on char 1-4-gram TF-IDF, "
          "Platt-calibrated; unknown author when the top two probabilities differ by < 0.1",
          kind="attribution")
+register("ensemble-attribution", "baselines.attribution_ensemble:EnsembleAttributor",
+         "PAN18/19 winners' recipe: char 2-5, distorted char 1-3 and word 1-3 TF-IDF, one "
+         "linear SVM each, decision values averaged; unknown author below a lead fitted on "
+         "simulated open-set training problems", kind="attribution")
 for _name, _measure in (("ppm", "ppm"), ("ncd", "ncd"), ("cdm", "cdm"), ("zstd-xent", "xent")):
     register(f"{_name}-cal", "baselines.calibration:Calibrated",
              f"{_name} + Platt scaling and a grey zone fitted for PAN overall (pan21)",

@@ -45,7 +45,7 @@ from stylo.features import CharNgrams
 from stylo.metrics.classification import attribution_scores
 
 __all__ = ["SVMAttributor", "SVMOpenSetAttributor", "SVMPairVerifier", "fit_reject_margin",
-           "top2_margin"]
+           "lead_scores", "top2_margin"]
 
 
 def _tfidf(ngram_range: tuple[int, int], min_df: int, max_features: int | None) -> CharNgrams:
@@ -53,6 +53,16 @@ def _tfidf(ngram_range: tuple[int, int], min_df: int, max_features: int | None) 
     return CharNgrams(ngram_range=tuple(ngram_range), min_df=min_df, max_features=max_features,
                       lowercase=False, use_idf=True, sublinear_tf=True, norm="l2",
                       dtype=np.float64)
+
+
+def lead_scores(scores: np.ndarray, margin: float) -> np.ndarray:
+    """``0.5 + (s_j - max_{k != j} s_k - margin) / 2`` for (n_texts, n_candidates) scores:
+    each candidate against the best of the others, so the best candidate reaches 0.5
+    exactly when its lead over the second reaches ``margin`` (PAN19's "unknown author" rule
+    as the protocol's "every candidate below 0.5"), in the order of the scores."""
+    top2 = np.sort(scores, axis=1)[:, -2:]
+    best_other = np.where(scores == top2[:, [1]], top2[:, [0]], top2[:, [1]])
+    return 0.5 + (scores - best_other - margin) / 2
 
 
 def top2_margin(scores: np.ndarray) -> np.ndarray:
@@ -189,11 +199,8 @@ class SVMOpenSetAttributor(Verifier):
         model = CalibratedClassifierCV(LinearSVC(C=self.C, random_state=self.random_state),
                                        method="sigmoid", cv=folds)
         model.fit(vectorizer.fit_transform(known), labels)
-        p = model.predict_proba(vectorizer.transform(texts))
-        # each candidate against the best of the others
-        top2 = np.sort(p, axis=1)[:, -2:]
-        best_other = np.where(p == top2[:, [1]], top2[:, [0]], top2[:, [1]])
-        return 0.5 + (p - best_other - float(self.reject_threshold)) / 2
+        return lead_scores(model.predict_proba(vectorizer.transform(texts)),
+                           float(self.reject_threshold))
 
 
 class SVMPairVerifier(Verifier):

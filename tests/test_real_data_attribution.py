@@ -1,4 +1,4 @@
-"""The attribution-only method (``svm-attribution``) on a few official PAN18 and PAN19 problems
+"""The attribution-only methods (``svm-attribution``, ``ensemble-attribution``) on a few official PAN18 and PAN19 problems
 through the ``cdaa_attribution`` protocol, its macro-F1 and accuracy pinned to the values
 measured when this test was written.
 
@@ -29,6 +29,14 @@ REFERENCE = {
                                         "accuracy": 0.7225400457665905,
                                         "macro_f1_no_reject": 0.5477674615832511,
                                         "accuracy_no_reject": 0.44279176201372994},
+    # measured at the commit that added it, twice, equal to the bit: LinearSVCs with a fixed
+    # random_state, the open-set margin fitted on simulated problems drawn with the seed
+    ("ensemble-attribution", "pan18_cdaa"): {"macro_f1": 0.6462917978707453,
+                                             "accuracy": 0.8065789473684211},
+    ("ensemble-attribution", "pan19_cdaa"): {"macro_f1": 0.6334215167548501,
+                                             "accuracy": 0.6767734553775744,
+                                             "macro_f1_no_reject": 0.5335779473937368,
+                                             "accuracy_no_reject": 0.4559496567505721},
 }
 TOL = 1e-9
 

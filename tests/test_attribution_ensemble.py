@@ -1,0 +1,82 @@
+"""The PAN winners' attribution ensemble on synthetic problems: it finds the author, its
+open-set margin comes from simulated training problems only, and it keeps the contract."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from baselines_synth import synthetic_corpus
+
+from baselines.attribution_ensemble import EnsembleAttributor
+from baselines.base import AttributionOnly
+from baselines.svm import lead_scores
+from stylo.corpus import Corpus
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return synthetic_corpus(n_authors=6, per_author=6, n_words=120, seed=3)
+
+
+def _split(corpus, n_known=4):
+    by_author = corpus.by_author()
+    names = sorted(by_author)
+    known = [[corpus.texts[i] for i in by_author[a][:n_known]] for a in names]
+    rest = [(corpus.texts[i], j) for j, a in enumerate(names) for i in by_author[a][n_known:]]
+    return known, [t for t, _ in rest], np.array([j for _, j in rest])
+
+
+def _problems_corpus(seed: int) -> Corpus:
+    """Two training problems in the layout the cross-domain protocol passes to fit."""
+    rows = []
+    for p in range(2):
+        c = synthetic_corpus(n_authors=5, per_author=4, n_words=100, seed=seed + p)
+        rows += [{"text": t, "author": f"p{p}{a}", "problem": f"problem{p}",
+                  "candidate": f"p{p}{a}", "role": "known"}
+                 for t, a in zip(c.texts, c.frame["author"], strict=True)]
+    frame = pd.DataFrame(rows)
+    return Corpus.from_lists(frame["text"].tolist(), frame["author"].tolist(),
+                             problem=frame["problem"].tolist(),
+                             candidate=frame["candidate"].tolist(), role=frame["role"].tolist())
+
+
+def test_finds_the_author_and_scores_follow_the_lead(corpus):
+    known, texts, truth = _split(corpus)
+    m = EnsembleAttributor(reject_margin=0.0).fit()
+    scores = m.attribute(known, texts)
+    assert scores.shape == (len(texts), len(known))
+    assert (scores.argmax(axis=1) == truth).mean() >= 0.9
+    # exactly one candidate per text at or above 0.5 with no margin: the best one
+    assert ((scores >= 0.5).sum(axis=1) == 1).all()
+
+
+def test_margin_is_fitted_on_simulated_training_problems_and_rejects(corpus):
+    m = EnsembleAttributor(random_state=1).fit(_problems_corpus(10))
+    assert set(m.margin_scores_) and m.reject_margin_ in m.margin_scores_
+    assert m.margin_scores_[m.reject_margin_] == max(m.margin_scores_.values())
+    again = EnsembleAttributor(random_state=1).fit(_problems_corpus(10))
+    assert again.reject_margin_ == m.reject_margin_ and again.margin_scores_ == m.margin_scores_
+    known, texts, _ = _split(corpus)
+    wide = EnsembleAttributor(reject_margin=10.0).fit()
+    assert (wide.attribute(known, texts).max(axis=1) < 0.5).all()  # every text: unknown
+    # without training problems there is nothing to fit: closed set
+    assert EnsembleAttributor().fit(corpus).reject_margin_ == 0.0
+
+
+def test_lead_scores_by_hand():
+    got = lead_scores(np.array([[0.9, 0.2, 0.1], [0.4, 0.5, 0.45]]), 0.1)
+    np.testing.assert_allclose(got, [[0.8, 0.1, 0.05], [0.4, 0.475, 0.425]])
+
+
+def test_contract(corpus):
+    with pytest.raises(AttributionOnly, match="no score for a single pair"):
+        EnsembleAttributor().fit().score_pairs(["a b c"], ["a b d"])
+    with pytest.raises(ValueError, match="needs at least two candidates"):
+        EnsembleAttributor().fit().attribute([["a b c", "d e f"]], ["a b"])
+    with pytest.raises(ValueError, match="reject_margin must be >= 0"):
+        EnsembleAttributor(reject_margin=-0.1).fit()
+    with pytest.raises(ValueError, match="n_simulated must be an int >= 1"):
+        EnsembleAttributor(n_simulated=0).fit()
+    with pytest.raises(ValueError, match="C must be > 0"):
+        EnsembleAttributor(C=0).fit()
