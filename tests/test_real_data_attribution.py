@@ -1,6 +1,6 @@
-"""The attribution-only methods (``svm-attribution``, ``ensemble-attribution``) on a few official PAN18 and PAN19 problems
-through the ``cdaa_attribution`` protocol, its macro-F1 and accuracy pinned to the values
-measured when this test was written.
+"""The attribution-only methods (``svm-attribution``, ``ensemble-attribution``) on a few
+official PAN18 and PAN19 problems through the ``cdaa_attribution`` protocol, their macro-F1
+and accuracy pinned to the values measured when each test was written.
 
 The problems are the smallest of each corpus, so the test stays fast: PAN18 test problems 4, 8
 and 12 (5 candidates each, 75 unknown texts; closed set) and PAN19 problems 10 and 14
