@@ -34,6 +34,7 @@ def test_every_method_looks_different():
         assert all(x != y for x, y in zip(a, b))
 
 
+@pytest.mark.extra("viz")
 def test_heatmap_per_protocol_of_its_headline_metric(tmp_path):
     summary = _summary([
         {"dataset": d, "setting": s, "method": m, "metric": metric, "mean": v}
@@ -45,6 +46,7 @@ def test_heatmap_per_protocol_of_its_headline_metric(tmp_path):
     assert path.stat().st_size > 1000
 
 
+@pytest.mark.extra("viz")
 def test_figures_that_show_nothing_are_not_drawn_and_noted(tmp_path):
     summary = _summary([
         {"dataset": "mlpapers", "setting": '{"n_authors": 2}', "method": m, "metric": k,

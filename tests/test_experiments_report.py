@@ -137,6 +137,7 @@ def test_leaderboard_puts_the_best_complement_of_brier_first():
     assert list(board["system"]) == ["stylo: good", "PAN baseline cngdist", "stylo: bad"]
 
 
+@pytest.mark.extra("viz")
 def test_report_and_plots(finished_run):
     table, failures = collect(finished_run)
     plots = make_plots(finished_run, table)
@@ -153,6 +154,7 @@ def test_report_and_plots(finished_run):
     assert "dataset missing: not available" in report and "(plots/roc__" in report
 
 
+@pytest.mark.extra("viz")
 def test_masking_bars_drawn_only_with_masking_settings(tmp_path):
     base = {"dataset": "g", "protocol": "rethinking_av", "method": "m", "metric": "overall",
             "std": 0.0, "count": 1}
@@ -166,6 +168,7 @@ def test_masking_bars_drawn_only_with_masking_settings(tmp_path):
     assert path.is_file()
 
 
+@pytest.mark.extra("viz")
 def test_masking_cells_show_as_a_setting_and_get_bars(tmp_path):
     grid = toy_grid(maskings=["upper"], masking_protocols=["toy_verification"])
     maskings = {"upper": UpperCased}

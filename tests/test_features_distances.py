@@ -101,7 +101,7 @@ def test_delta_scaler_orders_by_frequency_and_validates():
     assert list(s.columns_) == [1, 0]  # most frequent first: Eder's rank order
     with pytest.raises(ValueError, match="max_features must be a positive int or None, got 0"):
         DeltaScaler(max_features=0).fit(M)
-    with pytest.raises(ValueError, match="X has 2 features, DeltaScaler was fitted on 3"):
+    with pytest.raises(ValueError, match="X has 2 features, .*DeltaScaler .*3"):
         s.transform(M[:, :2])
     with pytest.raises(ValueError, match="kind"):
         pairwise_delta(s.transform(M), s.transform(M), kind="manhattan")
