@@ -56,23 +56,28 @@ def _rss_kb(field: str) -> int:
     raise RuntimeError(f"{field} not in /proc/self/status")
 
 
-def child(args) -> None:
-    """One configuration in this fresh process; writes matrix, names and measurements."""
-    sys.path.insert(0, str(ROOT))
+def engine_factory(engine: str, analyzer: str, rng: tuple[int, int], n_jobs: int):
+    """A function making a fresh counter: scikit-learn's CountVectorizer (word tokens as
+    stylo's) or stylo's CharNgrams/WordNgrams with ``n_jobs`` threads."""
     from sklearn.feature_extraction.text import CountVectorizer
 
     from stylo.features import TOKEN_PATTERN, CharNgrams, WordNgrams
+    if engine == "sklearn":
+        extra = {"token_pattern": TOKEN_PATTERN} if analyzer == "word" else {}
+        return lambda: CountVectorizer(analyzer=analyzer, ngram_range=rng, **extra)
+    if analyzer == "word":
+        return lambda: WordNgrams(rng, n_jobs=n_jobs)
+    return lambda: CharNgrams(rng, analyzer=analyzer, n_jobs=n_jobs)
+
+
+def child(args) -> None:
+    """One configuration in this fresh process; writes matrix, names and measurements."""
+    sys.path.insert(0, str(ROOT))
+
 
     with open(args.texts, "rb") as fh:
         texts = pickle.load(fh)
-    analyzer, rng = CONFIGS[args.config]
-    if args.engine == "sklearn":
-        extra = {"token_pattern": TOKEN_PATTERN} if analyzer == "word" else {}
-        make = lambda: CountVectorizer(analyzer=analyzer, ngram_range=rng, **extra)  # noqa: E731
-    elif analyzer == "word":
-        make = lambda: WordNgrams(rng, n_jobs=args.n_jobs)  # noqa: E731
-    else:
-        make = lambda: CharNgrams(rng, analyzer=analyzer, n_jobs=args.n_jobs)  # noqa: E731
+    make = engine_factory(args.engine, *CONFIGS[args.config], args.n_jobs)
     make().fit_transform(texts[:50])  # warm-up: imports, Numba cache load, tables
     # let the machine settle: see --settle
     time.sleep(args.settle)

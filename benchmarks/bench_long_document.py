@@ -40,21 +40,12 @@ def child(args) -> None:
     """One (configuration, engine, document) in this fresh process; writes matrix, names and
     measurements."""
     sys.path.insert(0, str(ROOT))
-    from sklearn.feature_extraction.text import CountVectorizer
 
-    from benchmarks.bench_features import _rss_kb
-    from stylo.features import TOKEN_PATTERN, CharNgrams, WordNgrams
+    from benchmarks.bench_features import _rss_kb, engine_factory
 
     with open(args.text, "rb") as fh:
         doc = pickle.load(fh)
-    analyzer, rng = CONFIGS[args.config]
-    if args.engine == "sklearn":
-        extra = {"token_pattern": TOKEN_PATTERN} if analyzer == "word" else {}
-        make = lambda: CountVectorizer(analyzer=analyzer, ngram_range=rng, **extra)  # noqa: E731
-    elif analyzer == "word":
-        make = lambda: WordNgrams(rng, n_jobs=args.n_jobs)  # noqa: E731
-    else:
-        make = lambda: CharNgrams(rng, n_jobs=args.n_jobs)  # noqa: E731
+    make = engine_factory(args.engine, *CONFIGS[args.config], args.n_jobs)
     make().fit_transform([doc[:5000]])  # warm-up
     with open("/proc/self/clear_refs", "w") as fh:
         fh.write("5")  # reset the peak-RSS counter
