@@ -142,7 +142,7 @@ class InterruptingVerification(ToyVerification):
     def evaluate(self, method, task: ToyTask) -> pd.DataFrame:
         self.calls += 1
         if self.calls > self.after:
-            raise KeyboardInterrupt
+            raise KeyboardInterrupt(f"interrupted at evaluation {self.calls}")
         return super().evaluate(method, task)
 
 

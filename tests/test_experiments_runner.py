@@ -47,7 +47,7 @@ def test_resume_after_max_cells_recomputes_only_unfinished(tmp_path):
 def test_resume_after_keyboard_interrupt(tmp_path):
     interrupting = {**PROTOCOLS, "toy_verification": InterruptingVerification(after=2)}
     cells = _cells(interrupting)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(KeyboardInterrupt, match="interrupted at evaluation 3"):
         run(cells, tmp_path, protocols=interrupting, loader=toy_loader, n_jobs=1,
             progress=False)
     stored = CellStore(tmp_path).records()
