@@ -409,7 +409,9 @@ def run(cells: list[Cell], out_dir: str | Path, *, protocols: Mapping, loader: C
     # progress inside cells travels through files, so only workers on this machine report it
     progress_dir = str(store.dir / ".progress") if progress and store_dir else None
     if progress_dir:
-        Path(progress_dir).mkdir(exist_ok=True)
+        # notes left by a run that was killed would show as live work
+        shutil.rmtree(progress_dir, ignore_errors=True)
+        Path(progress_dir).mkdir()
     payloads = []
     for group in tasks.values():
         pkey = group[0].task_key[2:4]

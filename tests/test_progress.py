@@ -128,3 +128,37 @@ def test_bar_shows_what_the_workers_say(tmp_path):
             time.sleep(0.01)
     assert bar.postfix[0] == "impostors on pan19_cdaa problems 12,000/36,459; naive on blog"
     assert not tmp_path.exists()  # the run's progress folder goes with the run
+
+
+class _LooksForStaleNotes(Verifier):
+    """Records, while it scores, whether a killed run's progress note is still there."""
+
+    requires_fit = False
+    seen: list = []
+
+    def __init__(self, note=None):
+        self.note = note
+
+    def _score_impl(self, texts_a, texts_b):
+        type(self).seen.append(self.note.exists())
+        return np.full(len(texts_a), 0.5)
+
+
+def test_a_killed_runs_progress_notes_are_not_shown(tmp_path):
+    from experiments.grid import expand
+    from experiments.methods import MethodSpec
+    from experiments.runner import run
+    from experiments_standins import toy_grid
+    stale = tmp_path / "cells" / ".progress" / "999999.json"
+    stale.parent.mkdir(parents=True)
+    stale.write_text(json.dumps({"cell": "llm-prompt on imdb62", "stage": "model calls",
+                                 "done": 1, "total": 9}))
+    protocols = {"toy_verification": ToyVerification(n_pairs=8)}
+    methods = {"probe": MethodSpec(lambda seed, o: _LooksForStaleNotes(stale))}
+    cells = expand(toy_grid(max_settings=1, methods=("probe",)), protocols, toy_loader,
+                   methods=methods).cells
+    _LooksForStaleNotes.seen = []
+    run(cells, tmp_path, protocols=protocols, loader=toy_loader, methods=methods,
+        progress=True)
+    assert _LooksForStaleNotes.seen == [False] * len(cells) and cells
+    assert not stale.parent.exists()
