@@ -107,6 +107,7 @@ def on_server(method: Verifier, options: MethodOptions) -> Verifier:
                         f"{options.llm_base_url}")
     return method.set_params(**dict.fromkeys(names, backend))
 
+
 #: masking name -> wrapper taking an unfitted Verifier and returning one that masks its input
 #: texts (topic words, named entities) before scoring; the with-vs-without masking comparison
 #: of the Rethinking-AV splits runs every registered masking

@@ -201,9 +201,9 @@ class ChatBackend:
         if not seconds:
             raise ValueError("nll_after needs at least one text to read after the first")
         m = int(max_text_tokens)
-        keys = [request_key(self.kind, self.model_id,
-                            {"task": "nll_after", "first": first, "second": s,
-                             "max_text_tokens": m}) for s in seconds]
+        requests = [{"task": "nll_after", "first": first, "second": s, "max_text_tokens": m}
+                    for s in seconds]
+        keys = [request_key(self.kind, self.model_id, r) for r in requests]
         hits = [self.cache.get(k) if self.cache is not None else None for k in keys]
         h_first, h_seconds = None, np.empty(len(seconds))
         for i, hit in enumerate(hits):
@@ -222,10 +222,8 @@ class ChatBackend:
                 h_seconds[i] = h
                 text = json.dumps([float(h_first), float(h)])
                 if self.cache is not None:
-                    self.cache.put(keys[i], self.kind, self.model_id,
-                                   {"task": "nll_after", "first": first, "second": seconds[i],
-                                    "max_text_tokens": m}, text, "stop", n_tokens, 0,
-                                   seconds_each)
+                    self.cache.put(keys[i], self.kind, self.model_id, requests[i], text,
+                                   "stop", n_tokens, 0, seconds_each)
                 self._record(keys[i], Completion(text=text, status=OK, prompt_tokens=n_tokens,
                                                  seconds=seconds_each, cached=False,
                                                  finish_reason="stop"))
