@@ -224,18 +224,14 @@ def _safe_info(info) -> dict:
         return {k: str(v) for k, v in dict(info or {}).items()}
 
 
-def _progress_file(progress_dir: str | None) -> Path | None:
-    return None if progress_dir is None else Path(progress_dir) / f"{os.getpid()}.json"
-
-
 @contextmanager
 def _cell_progress(cell: Cell, progress_dir: str | None):
     """While the cell runs, the method's :func:`stylo.progress.advance` calls go to this
     worker's file in ``progress_dir``, which the client's progress bar reads."""
-    path = _progress_file(progress_dir)
-    if path is None:
+    if progress_dir is None:
         yield
         return
+    path = Path(progress_dir) / f"{os.getpid()}.json"
     label = f"{cell.method}{'+' + cell.masking if cell.masking else ''} on {cell.dataset}"
 
     def tell(stage: str, done: int, total: int) -> None:
