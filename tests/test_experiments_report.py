@@ -166,6 +166,14 @@ def test_masking_bars_drawn_only_with_masking_settings(tmp_path):
         {**base, "setting": '{"masking": "ne", "split": "closed"}', "mean": 0.7}])
     (path,) = masking_bars(summary, tmp_path)
     assert path.is_file()
+    # methods that ran only unmasked add no bars (and no width): the same figure as without
+    from matplotlib.image import imread
+    alone = imread(path).shape
+    others = pd.DataFrame([{**base, "method": f"unmasked{i}", "mean": 0.5,
+                            "setting": f'{{"split": "{split}"}}'}
+                           for i in range(12) for split in ("closed", "open_all")])
+    (path,) = masking_bars(pd.concat([summary, others]), tmp_path)
+    assert imread(path).shape == alone
 
 
 @pytest.mark.extra("viz")
