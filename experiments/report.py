@@ -162,6 +162,11 @@ def summarise(table: pd.DataFrame) -> pd.DataFrame:
     return out.merge(_sample_sizes(table), on=_SUMMARY_KEYS, how="left")[columns]
 
 
+def _not_run(summary: dict) -> str:
+    n = summary.get("not_run")
+    return f", {n} not run (the run was stopped early; rerun it to resume)" if n else ""
+
+
 def _small(n) -> bool:
     return not pd.isna(n) and n < SMALL_SAMPLE
 
@@ -374,7 +379,7 @@ def write_report(out_dir: str | Path, table: pd.DataFrame, failures: pd.DataFram
              f"{info.get('machine', {}).get('cpus')} CPUs  ",
              f"Started {info.get('started')}, finished {info.get('finished')}  ",
              f"Cells: {s.get('total', '?')} in the grid, {s.get('already_done', '?')} reused, "
-             f"{s.get('computed', '?')} computed, {len(failures)} failed.", "",
+             f"{s.get('computed', '?')} computed, {len(failures)} failed{_not_run(s)}.", "",
              "Values are mean ± std (sample std, n-1) over groups and seeds; AIDBench protocols in "
              "percent, PAN protocols as fractions. `n`: items one run scored (texts, triplets, "
              "queries, pairs or problems; the fewest over seeds), `seeds`: runs. "

@@ -208,3 +208,18 @@ def test_position_bias_table_shows_first_slot_share_and_ties():
     assert bias[["method", "first candidate %", "ties %", "n"]].values.tolist() == [
         ["llm-prompt", 100.0, 0.0, 200], ["both-orders", 45.0, 30.0, 200]]
     assert position_bias(summary[summary["metric"] == "accuracy"]).empty
+
+
+def test_report_header_says_how_many_cells_did_not_run(tmp_path):
+    from experiments.report import write_report
+    empty = pd.DataFrame(columns=["dataset", "protocol", "setting", "method", "seed", "group",
+                                  "metric", "value", "n", "runtime", "key"])
+    info = {"summary": {"total": 10, "already_done": 7, "computed": 0, "not_run": 3}}
+    text = write_report(tmp_path, empty, pd.DataFrame(), info, published=pd.DataFrame()
+                        ).read_text()
+    assert "10 in the grid, 7 reused, 0 computed, 0 failed, 3 not run (the run was stopped " \
+           "early; rerun it to resume)." in text
+    info["summary"]["not_run"] = 0
+    text = write_report(tmp_path, empty, pd.DataFrame(), info, published=pd.DataFrame()
+                        ).read_text()
+    assert "0 computed, 0 failed.\n" in text.replace("  \n", "\n")
