@@ -38,7 +38,7 @@ import numpy as np
 from sklearn.svm import LinearSVC
 
 from baselines.base import AttributionOnly, Verifier
-from baselines.svm import lead_scores
+from baselines.svm import lead_scores, top2_margin
 from stylo.features import CharNgrams, TextDistortion, WordNgrams
 from stylo.metrics.classification import attribution_scores
 from stylo.progress import advance
@@ -175,10 +175,9 @@ def _tfidf(min_df: int, max_features: int | None) -> dict:
 
 def _answers(p: np.ndarray, names: list[str], margin: float) -> list[str]:
     """The best candidate of each row, or unknown where its lead is below ``margin``."""
-    order = np.argsort(-p, axis=1, kind="stable")
-    rows = np.arange(len(p))
-    lead = p[rows, order[:, 0]] - (p[rows, order[:, 1]] if p.shape[1] > 1 else 0.0)
-    return [_UNKNOWN if lead[i] < margin else names[order[i, 0]] for i in rows]
+    best = p.argmax(axis=1)
+    return [_UNKNOWN if lead < margin else names[b]
+            for b, lead in zip(best, top2_margin(p), strict=True)]
 
 
 def _training_problems(X) -> dict[str, dict[str, list[str]]]:
