@@ -177,6 +177,10 @@ _FULL_PROTOCOL_DATASETS = {
     # Rethinking-AV splits (its topics are fandoms)
     "cdaa_attribution": ["pan18_cdaa", "pan19_cdaa"],
     "rethinking_av": ["guardian", "blog", "pan19_cdaa"],
+    # closed-set attribution wherever authors have enough texts (PAN18/19: all their texts
+    # with known authors, each problem's candidates in one language)
+    "closed_attribution": ["imdb62", "enron", "blog", "guardian", "mlpapers", "pan18_cdaa",
+                           "pan19_cdaa"],
 }
 
 # one small dataset per protocol; a protocol not listed runs nowhere in a quick run
@@ -187,6 +191,7 @@ _QUICK = {
     "pan_verification": ["pan15_av_en"],
     "rethinking_av": ["guardian"],
     "cdaa_attribution": ["pan18_cdaa"],
+    "closed_attribution": ["guardian"],
 }
 # cross-domain attribution has no size parameter: the quick run loads fewer problems
 _QUICK_LOAD = {"pan18_cdaa": {"split": "train", "problem": "problem00002"}}
@@ -206,7 +211,8 @@ _ONE_SEED = ["pan_verification", "cdaa_attribution", "aidbench_one_to_many"]
 
 _MLPAPERS_2 = {"n_authors": 2, "first_author": True}
 #: attribution-only methods run where a protocol attributes among candidates
-_ATTRIBUTION = KindScope({"cdaa_attribution": ["pan18_cdaa", "pan19_cdaa"]})
+_ATTRIBUTION = KindScope({"cdaa_attribution": ["pan18_cdaa", "pan19_cdaa"],
+                          "closed_attribution": _FULL_PROTOCOL_DATASETS["closed_attribution"]})
 _MLPAPERS_5 = {"n_authors": 5, "first_author": True}
 #: embedding and local-LLM rows run on the classical rows' own tasks (first seed: 200
 #: one-to-two triplets; one-to-many's 10 groups x 3 repeats), on as many corpora as keep the

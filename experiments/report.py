@@ -45,7 +45,9 @@ HEADLINE_METRICS = {
                              "precision@5", "mrr"],
     "pan_verification": ["auc", "c@1", "F1", "f_05_u", "brier", "overall", "auc*c@1"],
     "rethinking_av": ["auc", "c@1", "F1", "overall"],
-    "cdaa_attribution": ["macro_f1", "accuracy", "macro_f1_no_reject", "accuracy_no_reject"],
+    "cdaa_attribution": ["macro_f1", "accuracy", "macro_f1_no_reject", "accuracy_no_reject",
+                         "unknown_share"],
+    "closed_attribution": ["accuracy", "macro_f1"],
 }
 #: protocols whose papers report percentages
 PERCENT_PROTOCOLS = {"aidbench_one_to_one", "aidbench_one_to_two", "aidbench_one_to_many"}

@@ -174,12 +174,12 @@ def test_method_params_enter_the_key_and_reach_the_verifier():
         expand(tuned, PROTOCOLS, toy_loader)
 
 
-def test_attribution_methods_run_only_on_cross_domain_attribution():
-    """svm-attribution (kind "attribution") is scoped to PAN18/19 attribution in both
-    grids."""
+def test_attribution_methods_run_only_on_attribution_protocols():
+    """svm-attribution (kind "attribution") is scoped to the attribution protocols (PAN18/19
+    cross-domain, closed set) in both grids."""
     for grid in (full_grid(), quick_grid()):
         scope = grid.kind_scopes["attribution"]
-        assert set(scope.protocol_datasets) == {"cdaa_attribution"}
+        assert set(scope.protocol_datasets) == {"cdaa_attribution", "closed_attribution"}
     full = full_grid()
     assert "pan19_cdaa" in full.protocol_datasets["cdaa_attribution"]
     assert METHODS["svm-attribution"].kind == "attribution"

@@ -225,6 +225,7 @@ def test_cdaa_oracle_is_perfect(open_set):
     v = values(table)
     assert v["macro_f1"] == v["accuracy"] == 1.0
     assert ("accuracy_no_reject" in v) is open_set
+    assert v.get("unknown_share") == (0.25 if open_set else None)  # one <UNK> text in four
     r = values(p.evaluate(RandomGuess(), task))
     assert r["accuracy"] < 1.0
 
@@ -239,8 +240,10 @@ def test_cdaa_runs_an_attribution_native_method():
     rejecting = values(p.evaluate(SVMOpenSetAttributor(reject_threshold=0.99), task))
     # everything answered <UNK>: right only for the one <UNK> text of each problem
     assert rejecting["accuracy"] == 0.25
+    assert rejecting["unknown_share"] == 1.0
     v = values(p.evaluate(SVMOpenSetAttributor(reject_threshold=0.0), task))
     assert v["accuracy"] <= 0.75  # never <UNK>: the <UNK> texts are wrong
+    assert v["unknown_share"] == 0.0
     # without the rejection both give the same answers: the best candidate of each text
     assert rejecting["accuracy_no_reject"] == v["accuracy_no_reject"] == v["accuracy"]
     assert rejecting["macro_f1_no_reject"] == v["macro_f1"]

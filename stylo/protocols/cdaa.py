@@ -31,7 +31,7 @@ from stylo.corpus import Corpus
 from stylo.progress import advance
 from stylo.protocols.base import Protocol, ProtocolError, Task, fit_clone
 
-__all__ = ["Attribution", "CrossDomainAttribution", "UNKNOWN"]
+__all__ = ["Attribution", "CrossDomainAttribution", "UNKNOWN", "score_attribution"]
 
 UNKNOWN = "<UNK>"
 _COLUMNS = ("problem", "role", "candidate")
@@ -102,36 +102,45 @@ class CrossDomainAttribution(Protocol):
         return Task(self.name, dict(setting), seed, train, test, info)
 
     def evaluate(self, method, task: Task) -> pd.DataFrame:
-        from stylo.metrics import classification
+        return score_attribution(method, task.train, task.test)
 
-        est = fit_clone(method, task.train)
-        test: Attribution = task.test
-        rows = []
-        problems = test.unknown.groupby("problem", sort=True)
-        for done, (prob, group) in enumerate(problems):
-            advance("attribution problems", done, problems.ngroups)
-            cands = sorted(test.known[prob])
-            scores = est.attribute([test.known[prob][c] for c in cands],
-                                   group["text"].tolist())
-            best = scores.argmax(axis=1)
-            closed = [cands[b] for b in best]
-            truth = group["truth"].tolist()
-            if test.open_set:
-                pred = [UNKNOWN if scores[i, b] < 0.5 else p
-                        for i, (b, p) in enumerate(zip(best, closed, strict=True))]
-                values = classification.attribution_scores(truth, pred, labels=cands,
-                                                           unknown_label=UNKNOWN)
-                # the same answers without the rejection: how well the scores rank the
-                # candidates, apart from where the method puts its 0.5
-                values |= {f"{k}_no_reject": v for k, v in classification.attribution_scores(
-                    truth, closed, labels=cands, unknown_label=UNKNOWN).items()}
-            else:
-                values = classification.attribution_scores(truth, closed, labels=cands)
-            rows += [{"metric": k, "value": float(v), "n": len(group), "group": str(prob)}
-                     for k, v in values.items()]
-        advance("attribution problems", problems.ngroups, problems.ngroups)
-        table = pd.DataFrame(rows)
-        overall = table.groupby("metric", sort=False).agg(value=("value", "mean"),
-                                                          n=("n", "sum")).reset_index()
-        overall["group"] = "all"
-        return pd.concat([table, overall], ignore_index=True)
+
+def score_attribution(method, train, test: Attribution) -> pd.DataFrame:
+    """Fit a clone of ``method`` on ``train`` and score every problem of ``test``: one row per
+    metric and problem, then the ``"all"`` rows (mean over problems, n summed).
+
+    Open set: PAN 2019's metrics with the ``<UNK>`` rule, the same without it
+    (``*_no_reject``), and ``unknown_share``, the share of texts answered ``<UNK>``.
+    """
+    from stylo.metrics import classification
+
+    est = fit_clone(method, train)
+    rows = []
+    problems = test.unknown.groupby("problem", sort=True)
+    for done, (prob, group) in enumerate(problems):
+        advance("attribution problems", done, problems.ngroups)
+        cands = sorted(test.known[prob])
+        scores = est.attribute([test.known[prob][c] for c in cands], group["text"].tolist())
+        best = scores.argmax(axis=1)
+        closed = [cands[b] for b in best]
+        truth = group["truth"].tolist()
+        if test.open_set:
+            pred = [UNKNOWN if scores[i, b] < 0.5 else p
+                    for i, (b, p) in enumerate(zip(best, closed, strict=True))]
+            values = classification.attribution_scores(truth, pred, labels=cands,
+                                                       unknown_label=UNKNOWN)
+            # the same answers without the rejection: how well the scores rank the
+            # candidates, apart from where the method puts its 0.5
+            values |= {f"{k}_no_reject": v for k, v in classification.attribution_scores(
+                truth, closed, labels=cands, unknown_label=UNKNOWN).items()}
+            values["unknown_share"] = float(np.mean([p == UNKNOWN for p in pred]))
+        else:
+            values = classification.attribution_scores(truth, closed, labels=cands)
+        rows += [{"metric": k, "value": float(v), "n": len(group), "group": str(prob)}
+                 for k, v in values.items()]
+    advance("attribution problems", problems.ngroups, problems.ngroups)
+    table = pd.DataFrame(rows)
+    overall = table.groupby("metric", sort=False).agg(value=("value", "mean"),
+                                                      n=("n", "sum")).reset_index()
+    overall["group"] = "all"
+    return pd.concat([table, overall], ignore_index=True)
