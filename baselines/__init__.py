@@ -1,1 +1,1 @@
-"""Authorship methods behind one interface (see ``baselines.base``)."""
+"""Authorship methods behind one interface (see ``stylo.verifier``)."""

@@ -37,11 +37,11 @@ from __future__ import annotations
 import numpy as np
 from sklearn.svm import LinearSVC
 
-from baselines.base import AttributionOnly, Verifier
 from baselines.svm import lead_scores, top2_margin
 from stylo.features import CharNgrams, TextDistortion, WordNgrams
 from stylo.metrics.classification import attribution_scores
 from stylo.progress import advance
+from stylo.verifier import AttributionOnly, Verifier
 
 __all__ = ["EnsembleAttributor"]
 

@@ -16,7 +16,7 @@ a PAN score on the training pairs. Optionally a logistic (Platt 1999) map turns 
 probabilities first.
 
 :class:`ScoreCalibrator` is that map on arrays of raw scores; :class:`Calibrated` wraps any
-:class:`~baselines.base.Verifier`. Objectives (``objective=``), all from :mod:`stylo.metrics`:
+:class:`~stylo.verifier.Verifier`. Objectives (``objective=``), all from :mod:`stylo.metrics`:
 
 - ``"pan21"`` (default): mean of AUC, c@1, F1, F0.5u and 1 - Brier (PAN 2021+ "overall").
 - ``"pan20-baseline"``: mean of AUC, c@1, F1 and F0.5u (non-answers counted with the false
@@ -32,13 +32,14 @@ from __future__ import annotations
 from itertools import combinations
 
 import numpy as np
-from sklearn.base import BaseEstimator, clone
-from sklearn.exceptions import NotFittedError
 from scipy.stats import rankdata
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
 
-from baselines.base import NO_ANSWER, Verifier, training_pairs
 from stylo.metrics import pan
+from stylo.verifier import NO_ANSWER, Verifier, training_pairs
+from stylo.verifier_wrapper import VerifierWrapper
 
 __all__ = ["OBJECTIVES", "ScoreCalibrator", "Calibrated", "CalibratedVerifier", "shift_scores"]
 
@@ -255,51 +256,38 @@ class ScoreCalibrator(BaseEstimator):
         return shift_scores(p, self.p1_, self.p2_)
 
 
-class CalibratedVerifier(Verifier):
+class CalibratedVerifier(VerifierWrapper):
     """Base for a verifier whose answers are an inner verifier's scores through a calibrator.
 
-    Subclasses say how to build both (``_make_inner``, ``_make_calibrator``). ``fit(X)`` fits
-    the inner verifier on ``X``, scores the training pairs with it (a PairSet as given; from a
-    Corpus, ``n_pairs`` pairs drawn with ``random_state``) and fits the calibrator on those
-    in-sample scores, as PAN's baselines do. An answer of exactly 0.5 from the inner verifier
-    (its abstention) stays 0.5. ``rank`` uses the Platt-scaled scores without the grey zone, so
+    Subclasses say how to build the calibrator (``_make_calibrator``) and, unless they take a
+    ``verifier`` parameter, the inner verifier (``_make_inner``). ``fit(X)`` fits the inner
+    verifier on ``X``, scores the training pairs with it (a PairSet as given; from a Corpus,
+    ``n_pairs`` pairs drawn with ``random_state``) and fits the calibrator on those in-sample
+    scores, as PAN's baselines do. An answer of exactly 0.5 from the inner verifier (its
+    abstention) stays 0.5. ``rank`` uses the Platt-scaled scores without the grey zone, so
     candidates inside the zone are not tied.
     """
 
+    #: the calibrator needs training scores, whatever the inner verifier needs
+    requires_fit = True
     n_pairs: int = 200
     random_state: int = 0
-
-    def _make_inner(self) -> Verifier:
-        raise NotImplementedError
 
     def _make_calibrator(self) -> ScoreCalibrator:
         raise NotImplementedError
 
     def _fit_impl(self, X, y) -> None:
-        if X is None:
-            raise ValueError(f"{type(self).__name__}.fit needs labelled pairs or a corpus")
         pairs = training_pairs(X, n_pairs=self.n_pairs, seed=self.random_state)
-        self.verifier_ = self._make_inner().fit(X)
+        super()._fit_impl(X, y)
         raw = self.verifier_.score_problems(pairs)
         self.calibrator_ = self._make_calibrator().fit(raw, pairs.labels)
 
-    def _answers(self, raw: np.ndarray) -> np.ndarray:
-        out = self.calibrator_.transform(raw)
-        out[raw == NO_ANSWER] = NO_ANSWER
+    def _scores_out(self, scores, known, unknown, ranking):
+        if ranking:
+            return self.calibrator_.probabilities(scores)
+        out = self.calibrator_.transform(scores)
+        out[scores == NO_ANSWER] = NO_ANSWER
         return out
-
-    def _score_impl(self, texts_a, texts_b):
-        return self._answers(self.verifier_.score_pairs(texts_a, texts_b))
-
-    def _problem_impl(self, known_lists, unknowns):
-        return self._answers(self.verifier_._problem_impl(known_lists, unknowns))
-
-    def _rank_impl(self, query, candidates):
-        return self.calibrator_.probabilities(self.verifier_.rank(query, candidates))
-
-    def _rank_many_impl(self, queries, candidate_lists):
-        return [self.calibrator_.probabilities(s)
-                for s in self.verifier_.rank_many(queries, candidate_lists)]
 
 
 class Calibrated(CalibratedVerifier):
@@ -316,11 +304,6 @@ class Calibrated(CalibratedVerifier):
         self.decimals = decimals
         self.n_pairs = n_pairs
         self.random_state = random_state
-
-    def _make_inner(self) -> Verifier:
-        if not isinstance(self.verifier, Verifier):
-            raise TypeError(f"verifier must be a Verifier, got {type(self.verifier).__name__}")
-        return clone(self.verifier)
 
     def _make_calibrator(self) -> ScoreCalibrator:
         return ScoreCalibrator(self.platt, self.grey_zone, self.objective, self.grid_step,

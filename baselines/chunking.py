@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 
 import numpy as np
-from sklearn.base import clone
 
-from baselines.base import NO_ANSWER, Verifier
+from stylo.verifier import NO_ANSWER, Verifier
+from stylo.verifier_wrapper import VerifierWrapper
 
 __all__ = ["Chunked", "token_chunks"]
 
@@ -47,7 +47,7 @@ def token_chunks(text: str, chunk_size: int, min_last: int | None = None,
     return chunks
 
 
-class Chunked(Verifier):
+class Chunked(VerifierWrapper):
     """Mean inner score over all chunk pairs of the two texts.
 
     Parameters
@@ -69,18 +69,18 @@ class Chunked(Verifier):
         self.min_last = min_last
         self.max_chunks = max_chunks
 
-    @property
-    def requires_fit(self) -> bool:
-        return getattr(self.verifier, "requires_fit", True)
+    # a chunk pair is a pair: problems, rankings and attributions are scored as pairs, as a
+    # plain Verifier scores them, so that each of them is chunked by _score_impl
+    _problem_impl = Verifier._problem_impl
+    _rank_many_impl = Verifier._rank_many_impl
+    _attribute_impl = Verifier._attribute_impl
 
     def _fit_impl(self, X, y) -> None:
-        if not isinstance(self.verifier, Verifier):
-            raise TypeError(f"verifier must be a Verifier, got {type(self.verifier).__name__}")
         if not isinstance(self.chunk_size, (int, np.integer)) or self.chunk_size < 1:
             raise ValueError(f"chunk_size must be a positive int, got {self.chunk_size!r}")
         if self.max_chunks is not None and self.max_chunks < 1:
             raise ValueError(f"max_chunks must be >= 1 or None, got {self.max_chunks}")
-        self.verifier_ = clone(self.verifier).fit(X, y)
+        super()._fit_impl(X, y)
 
     def _score_impl(self, texts_a, texts_b):
         chunks_a = [token_chunks(t, self.chunk_size, self.min_last, self.max_chunks)

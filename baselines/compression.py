@@ -37,8 +37,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from baselines._ppm import ppm_cross_entropies
-from baselines.base import NO_ANSWER, Verifier, training_pairs
 from stylo.text_input import has_text
+from stylo.verifier import NO_ANSWER, Verifier, training_pairs
 
 __all__ = ["CompressionVerifier", "compression_measures", "MEASURES"]
 

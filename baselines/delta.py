@@ -34,9 +34,10 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.utils.validation import check_is_fitted
 
 from baselines._features import make_counter, pair_rows
-from baselines.base import Verifier, check_texts, training_pairs
 from stylo import features
 from stylo.corpus import Corpus
+from stylo.text_input import check_texts
+from stylo.verifier import Verifier, training_pairs
 
 __all__ = ["DELTAS", "DeltaClassifier", "DeltaVerifier", "ZScores", "pairwise_delta",
            "paired_delta"]

@@ -18,7 +18,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from baselines.base import Verifier
+from stylo.verifier import Verifier, rank_each_query
 
 __all__ = ["EmbeddingSearch", "default_embedding_model_path"]
 
@@ -98,6 +98,9 @@ class EmbeddingSearch(Verifier):
         cos = np.einsum("ij,ij->i", a.astype(np.float64), b.astype(np.float64))
         return (np.clip(cos, -1.0, 1.0) + 1.0) / 2.0
 
-    def _rank_impl(self, query, candidates):
+    def _rank_many_impl(self, queries, candidate_lists):
+        return rank_each_query(self._rank_query, queries, candidate_lists)
+
+    def _rank_query(self, query, candidates):
         q = self.embed([query])[0].astype(np.float64)
         return self.embed(candidates).astype(np.float64) @ q

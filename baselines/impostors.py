@@ -43,12 +43,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from baselines._features import make_counter, relative_frequencies
-from baselines.base import NO_ANSWER, Verifier, training_pairs
 from baselines.calibration import ScoreCalibrator
 from stylo.corpus import Corpus, PairSet
 from stylo.features import pairwise_minmax
 from stylo.progress import advance
 from stylo.text_input import has_text
+from stylo.verifier import NO_ANSWER, Verifier, training_pairs
 
 __all__ = ["GeneralImpostors"]
 
@@ -242,18 +242,7 @@ class GeneralImpostors(Verifier):
         return self._shifted(self._raw_scores([[a] for a in texts_a], texts_b))
 
     def _problem_impl(self, known_lists, unknowns):
-        known = [[t for t in ks if isinstance(t, str) and has_text(t)] for ks in known_lists]
-        ok = np.array([bool(ks) and isinstance(u, str) and has_text(u)
-                       for ks, u in zip(known, unknowns)], dtype=bool)
-        scores = np.full(len(unknowns), NO_ANSWER)
-        if not ok.all():
-            warnings.warn(f"{type(self).__name__}: {int((~ok).sum())} problem(s) with an empty "
-                          f"text scored {NO_ANSWER} (no answer)", stacklevel=3)
-        idx = np.flatnonzero(ok)
-        if idx.size:
-            raw = self._raw_scores([known[i] for i in idx], [unknowns[i] for i in idx])
-            scores[idx] = self._shifted(raw)
-        return scores
+        return self._shifted(self._raw_scores(known_lists, unknowns))
 
     def _shifted(self, raw: np.ndarray) -> np.ndarray:
         return raw if self.calibrator_ is None else self.calibrator_.transform(raw)

@@ -20,12 +20,12 @@ import numpy as np
 import pandas as pd
 from sklearn.linear_model import LogisticRegression
 
-from baselines.base import NO_ANSWER, Verifier, training_pairs
 from stylo.llm import BackendError, default_backend
 from stylo.llm.backend import ERROR
 from stylo.llm.parse import Parsed, parse_choice, parse_ranking, parse_verdict
 from stylo.llm.prompts import FAMILIES, choose_prompt, rank_prompt, verify_prompt
 from stylo.progress import advance
+from stylo.verifier import NO_ANSWER, Verifier, rank_each_query, training_pairs
 
 __all__ = ["PromptedLLM", "LikelihoodVerifier", "ranking_scores"]
 
@@ -151,7 +151,10 @@ class PromptedLLM(Verifier):
                            lambda text, n: parse_verdict(text))
         return np.array([NO_ANSWER if not p.ok else float(p.value) for p in parsed])
 
-    def _rank_impl(self, query, candidates):
+    def _rank_many_impl(self, queries, candidate_lists):
+        return rank_each_query(self._rank_query, queries, candidate_lists)
+
+    def _rank_query(self, query, candidates):
         if len(candidates) == 1:
             return self._score_impl([query], candidates)
         scores = self._ranking(query, candidates)

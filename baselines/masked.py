@@ -14,8 +14,9 @@ from collections import OrderedDict
 from joblib import hash as joblib_hash
 from sklearn.base import clone
 
-from baselines.base import Verifier
-from stylo.corpus import Corpus, PairSet
+from stylo.corpus import Corpus
+from stylo.verifier import Verifier
+from stylo.verifier_wrapper import VerifierWrapper
 
 __all__ = ["MaskedVerifier"]
 
@@ -27,12 +28,12 @@ _MASKERS_KEPT = 2
 _TEXTS_KEPT = 100_000  # per masker; an unfitted-as-fitted masker keeps one key for every task
 
 
-class MaskedVerifier(Verifier):
+class MaskedVerifier(VerifierWrapper):
     """``verifier`` applied to texts rewritten by ``masker``.
 
     Parameters
     ----------
-    verifier : an unfitted :class:`~baselines.base.Verifier`.
+    verifier : an unfitted :class:`~stylo.verifier.Verifier`.
     masker : a scikit-learn transformer mapping ``list[str]`` to ``list[str]``
         (``TextDistortion``, ``EntityMasker``), fitted on the training texts.
     """
@@ -41,23 +42,12 @@ class MaskedVerifier(Verifier):
         self.verifier = verifier
         self.masker = masker
 
-    @property
-    def requires_fit(self) -> bool:  # as demanding as the wrapped method
-        return self.verifier.requires_fit
-
     def _fit_impl(self, X, y) -> None:
-        if not isinstance(self.verifier, Verifier):
-            raise TypeError(f"verifier must be a Verifier, got {type(self.verifier).__name__}")
         self.masker_ = clone(self.masker)
-        if X is None:
-            # nothing to learn a vocabulary from: the masker must work unfitted-as-fitted
-            self.masker_.fit([])
-            self.masker_key_ = joblib_hash(self.masker_)
-            self.verifier_ = clone(self.verifier).fit(None)
-            return
-        self.masker_.fit(self._texts_of(X))
+        # with no data the masker must work unfitted-as-fitted: nothing to learn a vocabulary from
+        self.masker_.fit([] if X is None else self._texts_of(X))
         self.masker_key_ = joblib_hash(self.masker_)
-        self.verifier_ = clone(self.verifier).fit(self._mask_data(X))
+        super()._fit_impl(X, y)
 
     @staticmethod
     def _texts_of(X) -> list[str]:
@@ -65,7 +55,7 @@ class MaskedVerifier(Verifier):
             return X.texts
         return [t for known in X.known for t in known] + X.unknown
 
-    def _mask(self, texts: list[str]) -> list[str]:
+    def _texts_in(self, texts: list[str]) -> list[str]:
         """``texts`` masked, each distinct text through the masker once (see ``_MASKED``)."""
         done = _MASKED.get(self.masker_key_)
         if done is None:
@@ -80,25 +70,3 @@ class MaskedVerifier(Verifier):
         if new:
             done.update(zip(new, self.masker_.transform(new), strict=True))
         return [done[t] for t in texts]
-
-    def _mask_data(self, X):
-        if isinstance(X, Corpus):
-            return Corpus(X.frame.assign(text=self._mask(X.texts)), name=f"{X.name}:masked")
-        known = [self._mask(k) for k in X.known]
-        frame = X.frame.assign(unknown=self._mask(X.unknown))
-        frame["known"] = known
-        return PairSet(frame, name=f"{X.name}:masked")
-
-    def _score_impl(self, texts_a, texts_b):
-        return self.verifier_.score_pairs(self._mask(texts_a), self._mask(texts_b))
-
-    def _problem_impl(self, known_lists, unknowns):
-        return self.verifier_._problem_impl([self._mask(k) for k in known_lists],
-                                            self._mask(unknowns))
-
-    def _rank_impl(self, query, candidates):
-        return self.verifier_.rank(self._mask([query])[0], self._mask(candidates))
-
-    def _rank_many_impl(self, queries, candidate_lists):
-        return self.verifier_.rank_many(self._mask(queries),
-                                        [self._mask(c) for c in candidate_lists])

@@ -25,10 +25,10 @@ import warnings
 import numpy as np
 
 from baselines._features import pair_rows
-from baselines.base import Verifier, training_pairs
 from baselines.calibration import CalibratedVerifier, ScoreCalibrator
 from stylo.corpus import PairSet
 from stylo.features import CharNgrams, paired_cosine
+from stylo.verifier import Verifier, training_pairs
 
 __all__ = ["CharNgramCosine", "NaiveDistance"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import clone
 
-from baselines.base import Verifier
+from stylo.verifier import Verifier, rank_each_query
 
 __all__ = ["RAGRanker"]
 
@@ -65,7 +65,10 @@ class RAGRanker(Verifier):
             kept = kept[np.argsort(-second, kind="stable")]
         return np.concatenate([kept, rest])
 
-    def _rank_impl(self, query, candidates):
+    def _rank_many_impl(self, queries, candidate_lists):
+        return rank_each_query(self._rank_query, queries, candidate_lists)
+
+    def _rank_query(self, query, candidates):
         n = len(candidates)
         scores = np.empty(n)
         scores[self.order(query, candidates)] = (n - np.arange(n)) / n

@@ -12,7 +12,7 @@ import hashlib
 
 import numpy as np
 
-from baselines.base import Verifier
+from stylo.verifier import Verifier, rank_each_query
 
 __all__ = ["RandomGuess"]
 
@@ -38,7 +38,10 @@ class RandomGuess(Verifier):
         return np.array([_uniform(self.random_state, "pair", a, b)
                          for a, b in zip(texts_a, texts_b)])
 
-    def _rank_impl(self, query, candidates):
+    def _rank_many_impl(self, queries, candidate_lists):
+        return rank_each_query(self._rank_query, queries, candidate_lists)
+
+    def _rank_query(self, query, candidates):
         # each candidate's position matters so that identical candidate texts still get
         # distinct scores, as a random permutation would give them
         return np.array([_uniform(self.random_state, "rank", query, str(i), c)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 from sklearn.base import BaseEstimator, clone
 
-from baselines.base import Verifier
+from stylo.verifier import Verifier
 
 __all__ = ["EXTRAS", "KINDS", "MethodSpec", "kind", "make", "method_table", "methods",
            "prompt_family", "register", "spec"]

@@ -39,10 +39,11 @@ from sklearn.svm import LinearSVC
 from sklearn.utils.validation import check_is_fitted
 
 from baselines._features import distinct_rows, pair_rows
-from baselines.base import AttributionOnly, Verifier, check_texts, training_pairs
 from stylo.corpus import Corpus
 from stylo.features import CharNgrams
 from stylo.metrics.classification import attribution_scores
+from stylo.text_input import check_texts
+from stylo.verifier import AttributionOnly, Verifier, training_pairs
 
 __all__ = ["SVMAttributor", "SVMOpenSetAttributor", "SVMPairVerifier", "fit_reject_margin",
            "lead_scores", "top2_margin"]

@@ -1,7 +1,7 @@
 """Method registry: experiment names mapped to factories that build a fresh ``Verifier``.
 
 A factory takes the cell's seed and the run's :class:`MethodOptions` and returns an unfitted
-:class:`baselines.base.Verifier`; the protocol clones and fits it. Every method of
+:class:`stylo.verifier.Verifier`; the protocol clones and fits it. Every method of
 ``baselines.registry`` is here under its name (register a classical method there, with one
 line); a method that needs the run's options (a hosted LLM) is one more line in ``METHODS``,
 e.g. ``METHODS["llm"] = MethodSpec(lambda seed, o: Prompted(o.llm_base_url, o.llm_model),
@@ -16,9 +16,9 @@ from typing import Callable, Mapping
 from urllib.parse import urlsplit
 
 from baselines import registry
-from baselines.base import Verifier
 from baselines.masked import MaskedVerifier
 from stylo.features import EntityMasker, TextDistortion
+from stylo.verifier import Verifier
 
 __all__ = ["DEFAULT_OPTIONS", "LOCAL_LLM", "MASKINGS", "METHODS", "MethodOptions", "MethodSpec",
            "Masked", "Registered", "WithParams", "available_methods", "key_options",

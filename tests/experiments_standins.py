@@ -14,9 +14,9 @@ import pandas as pd
 from sklearn.base import clone
 from sklearn.metrics import roc_auc_score
 
-from baselines.base import Verifier
 from stylo.corpus import Corpus
 from stylo.datasets import DatasetNotAvailable
+from stylo.verifier import Verifier
 
 _WORDS = [f"w{i}" for i in range(60)]
 

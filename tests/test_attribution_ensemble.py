@@ -9,9 +9,9 @@ import pytest
 from baselines_synth import synthetic_corpus
 
 from baselines.attribution_ensemble import EnsembleAttributor
-from baselines.base import AttributionOnly
 from baselines.svm import lead_scores
 from stylo.corpus import Corpus
+from stylo.verifier import AttributionOnly
 
 
 @pytest.fixture(scope="module")

@@ -5,10 +5,10 @@ from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
-from baselines.base import NO_ANSWER, Verifier, training_pairs
 from baselines.random_guess import RandomGuess
 from stylo.corpus import Corpus, PairSet, join_known
 from stylo.text_input import has_text
+from stylo.verifier import NO_ANSWER, Verifier, rank_each_query, training_pairs
 
 
 class _LengthRatio(Verifier):
@@ -142,7 +142,11 @@ class _CountingLengthRatio(_LengthRatio):
 class _OwnRanker(_LengthRatio):
     """A method with its own ranking (reversed lengths), which rank_many must respect."""
 
-    def _rank_impl(self, query, candidates):
+    def _rank_many_impl(self, queries, candidate_lists):
+        return rank_each_query(self._reversed, queries, candidate_lists)
+
+    @staticmethod
+    def _reversed(query, candidates):
         return -np.array([len(c) for c in candidates], float)
 
 

@@ -2,11 +2,11 @@
 
 import numpy as np
 import pytest
+from baselines_synth import synthetic_pairs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.exceptions import NotFittedError
 
-from baselines.base import Verifier
 from baselines.calibration import (
     OBJECTIVES,
     Calibrated,
@@ -15,8 +15,8 @@ from baselines.calibration import (
     _fit_grey_zone_reference,
     shift_scores,
 )
-from baselines_synth import synthetic_pairs
 from stylo.metrics.pan import auc, c_at_1, evaluate_all
+from stylo.verifier import Verifier
 
 
 class LengthRatio(Verifier):

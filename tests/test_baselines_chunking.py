@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from baselines.base import Verifier
 from baselines.chunking import Chunked, token_chunks
+from stylo.verifier import Verifier
 
 
 class FirstWordMatch(Verifier):

@@ -225,7 +225,7 @@ def test_registered_model_methods_build_cheaply_and_pickle(name):
 class _Lengths(RandomGuess):
     """A first stage that prefers longer candidates (deterministic, needs no fit)."""
 
-    def _rank_impl(self, query, candidates):
+    def _rank_query(self, query, candidates):
         return np.array([len(c) for c in candidates], dtype=float)
 
 

@@ -2,11 +2,11 @@ import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
 
-from baselines.base import Verifier
 from baselines.masked import MaskedVerifier
 from experiments.methods import MASKINGS
 from stylo.corpus import Corpus, PairSet
 from stylo.features import EntityMasker, TextDistortion
+from stylo.verifier import Verifier
 
 
 class _Recorder(Verifier):

@@ -10,12 +10,12 @@ import numpy as np
 from experiments_standins import ToyVerification, toy_loader
 
 import baselines.impostors as impostors
-from baselines.base import Verifier
 from experiments.grid import Cell
 from experiments.methods import DEFAULT_OPTIONS
 from experiments.runner import _showing_progress, execute_cell
 from stylo import progress
 from stylo.corpus import PairSet
+from stylo.verifier import Verifier, rank_each_query
 
 
 def test_advance_without_listener_does_nothing_and_listening_restores():
@@ -43,8 +43,8 @@ def test_rankings_one_query_at_a_time_report_their_queries():
     class _PerQuery(Verifier):
         requires_fit = False
 
-        def _rank_impl(self, query, candidates):
-            return np.zeros(len(candidates))
+        def _rank_many_impl(self, queries, candidate_lists):
+            return rank_each_query(lambda q, c: np.zeros(len(c)), queries, candidate_lists)
 
     seen = []
     with progress.listening(lambda *a: seen.append(a), every=0.0):

@@ -8,12 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from baselines.base import training_pairs
 from stylo.corpus import Corpus
 from stylo.protocols import PROTOCOLS, ProtocolError
 from stylo.protocols._sampling import PairRules
 from stylo.protocols.aidbench import OneToMany, OneToOne, OneToTwo, parse_mix
 from stylo.protocols.base import capped_corpus
+from stylo.verifier import training_pairs
 
 
 def make_corpus(n_authors=8, n_topics=4, per_cell=4, topics=True, seed=0) -> Corpus:

@@ -9,13 +9,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from baselines.base import Verifier
 from baselines.random_guess import RandomGuess
 from stylo.corpus import Corpus
 from stylo.metrics import ranking
 from stylo.protocols import PROTOCOLS, ProtocolError
 from stylo.protocols.aidbench import OneToMany, OneToOne, OneToTwo
-
+from stylo.verifier import Verifier
 
 COLUMNS = ["metric", "value", "n", "group"]
 
@@ -96,8 +95,8 @@ class _FirstSlot(Verifier):
 
     requires_fit = False
 
-    def _rank_impl(self, query, candidates):
-        return np.linspace(1.0, 0.5, len(candidates))
+    def _rank_many_impl(self, queries, candidate_lists):
+        return [np.linspace(1.0, 0.5, len(c)) for c in candidate_lists]
 
 
 def test_position_bias_is_measured_not_hidden_in_accuracy():

@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
 
-from baselines.base import AttributionOnly
 from baselines.svm import (
     SVMAttributor,
     SVMOpenSetAttributor,
@@ -13,6 +12,7 @@ from baselines.svm import (
     top2_margin,
 )
 from stylo.metrics.pan import auc
+from stylo.verifier import AttributionOnly
 from tests.test_impostors import synthetic_corpus, synthetic_pairs
 
 

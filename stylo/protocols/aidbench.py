@@ -40,7 +40,7 @@ first-stage order, so a relevant text the filter lost counts as a miss; ``filter
 (share of queries with a relevant candidate kept) is reported too.
 
 Training data (``train_policy``). A test text is never a training text. Methods that need
-fitting draw labelled pairs from ``task.train`` (:func:`baselines.base.training_pairs` needs
+fitting draw labelled pairs from ``task.train`` (:func:`stylo.verifier.training_pairs` needs
 two authors and one with two texts; calibration wants many more), so the default
 ``train_policy="auto"`` takes the first of these that gives a *usable* train corpus, i.e. one
 with at least ``min(min_train_authors, A3)`` authors having two or more texts (A3: authors with
@@ -81,12 +81,14 @@ from stylo.protocols.base import (
     RankingQuery,
     Task,
     Triplets,
+    VerificationProtocol,
     author_sets,
     capped_corpus,
     fit_clone,
     known_authors,
     training_corpus,
 )
+from stylo.verifier import Verifier
 
 __all__ = ["OneToOne", "OneToTwo", "OneToMany", "MIXES", "parse_mix"]
 
@@ -239,7 +241,7 @@ class _AIDBench(Protocol):
                 "texts_without_topic_excluded": rules.n_without_topic}
 
 
-class OneToOne(_AIDBench):
+class OneToOne(_AIDBench, VerificationProtocol):
     """AIDBench one-to-one verification: ``mix`` = "positives/negatives" (200 pairs)."""
 
     name = "aidbench_one_to_one"
@@ -263,12 +265,6 @@ class OneToOne(_AIDBench):
         info = self._info(seed, setting, rules, n_pairs=len(test), n_positive=n_pos,
                           n_negative=n_neg)
         return test, set(used.tolist()), info
-
-    def evaluate(self, method, task: Task) -> pd.DataFrame:
-        est = fit_clone(method, task.train)
-        scores = est.score_problems(task.test)
-        return _scoring.verification_table(task.test.labels, scores, group="all",
-                                           ids=task.test.ids)
 
 
 class OneToTwo(_AIDBench):
@@ -325,7 +321,7 @@ class OneToTwo(_AIDBench):
                           answer_in_slot_b=int(sum(r[3] for r in rows)))
         return test, used, info
 
-    def evaluate(self, method, task: Task) -> pd.DataFrame:
+    def evaluate(self, method: Verifier, task: Task) -> pd.DataFrame:
         est = fit_clone(method, task.train)
         frame = task.test.frame
         scores = est.rank_many(frame["query"].tolist(),
@@ -480,7 +476,7 @@ class OneToMany(_AIDBench):
                             f"({max_tries} tries)")
 
     # -- evaluation ----------------------------------------------------------------------
-    def evaluate(self, method, task: Task) -> pd.DataFrame:
+    def evaluate(self, method: Verifier, task: Task) -> pd.DataFrame:
         est = fit_clone(method, task.train)
         keep = task.info.get("keep")
         stage1 = est if self.first_stage is None or keep is None \

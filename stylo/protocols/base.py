@@ -8,7 +8,9 @@ into seeded, reproducible tasks and scores a method on them:
 
 ``evaluate`` clones the method (``sklearn.base.clone``) so a task never sees a method fitted on
 another task, fits it on ``task.train`` (always disjoint from the test items), scores the test
-items and returns one row per metric and group.
+items and returns one row per metric and group. The method is a :class:`~stylo.verifier.Verifier`.
+Verification protocols (test items: a labelled PairSet) derive from
+:class:`VerificationProtocol`, which has the one ``evaluate`` they share.
 """
 
 from __future__ import annotations
@@ -21,9 +23,12 @@ import pandas as pd
 from sklearn.base import clone
 
 from stylo.corpus import Corpus, PairSet
+from stylo.protocols import _scoring
+from stylo.verifier import Verifier
 
 __all__ = ["Protocol", "Task", "ProtocolError", "RankingQuery", "Triplets", "UNKNOWN_AUTHORS",
-           "author_sets", "capped_corpus", "fit_clone", "known_authors", "training_corpus"]
+           "VerificationProtocol", "author_sets", "capped_corpus", "fit_clone", "known_authors",
+           "training_corpus"]
 
 #: author labels that stand for "someone not in the data" (PAN 2019's open-set texts are all
 #: labelled ``<UNK>``); such texts share no known author with anything, so sampling skips them
@@ -98,7 +103,7 @@ class Protocol:
         """Draw one task; the same (data, setting, seed) gives the same task."""
         raise NotImplementedError
 
-    def evaluate(self, method, task: Task) -> pd.DataFrame:
+    def evaluate(self, method: Verifier, task: Task) -> pd.DataFrame:
         """Clone and fit ``method`` on ``task.train``, score ``task.test``; tidy rows
         with columns ``metric``, ``value``, ``n``, ``group``."""
         raise NotImplementedError
@@ -107,7 +112,20 @@ class Protocol:
         return f"{type(self).__name__}(name={self.name!r})"
 
 
-def fit_clone(method, train):
+class VerificationProtocol(Protocol):
+    """A protocol whose test items are a labelled PairSet: ``evaluate`` scores its problems
+    (``score_problems``) and turns the scores into metric rows with :meth:`_metrics`, the hook
+    a protocol overrides to report other metrics (PAN's own version and its final score)."""
+
+    def evaluate(self, method: Verifier, task: Task) -> pd.DataFrame:
+        est = fit_clone(method, task.train)
+        return self._metrics(task.test, est.score_problems(task.test))
+
+    def _metrics(self, test: PairSet, scores: np.ndarray) -> pd.DataFrame:
+        return _scoring.verification_table(test.labels, scores, group="all", ids=test.ids)
+
+
+def fit_clone(method: Verifier, train: Corpus | PairSet | None) -> Verifier:
     """A fresh clone of ``method`` fitted on ``train``; a method that needs data and gets None
     is a :class:`ProtocolError`."""
     est = clone(method)

@@ -30,6 +30,7 @@ import pandas as pd
 from stylo.corpus import Corpus
 from stylo.progress import advance
 from stylo.protocols.base import Protocol, ProtocolError, Task, fit_clone
+from stylo.verifier import Verifier
 
 __all__ = ["Attribution", "CrossDomainAttribution", "UNKNOWN", "score_attribution"]
 
@@ -101,11 +102,11 @@ class CrossDomainAttribution(Protocol):
                 "truth_outside_candidates": stray_ids}
         return Task(self.name, dict(setting), seed, train, test, info)
 
-    def evaluate(self, method, task: Task) -> pd.DataFrame:
+    def evaluate(self, method: Verifier, task: Task) -> pd.DataFrame:
         return score_attribution(method, task.train, task.test)
 
 
-def score_attribution(method, train, test: Attribution) -> pd.DataFrame:
+def score_attribution(method: Verifier, train: Corpus | None, test: Attribution) -> pd.DataFrame:
     """Fit a clone of ``method`` on ``train`` and score every problem of ``test``: one row per
     metric and problem, then the ``"all"`` rows (mean over problems, n summed).
 

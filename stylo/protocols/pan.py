@@ -7,16 +7,17 @@ sometimes reuse texts — rather than silently dropped.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from stylo.corpus import PairSet
 from stylo.protocols import _scoring
-from stylo.protocols.base import Protocol, ProtocolError, Task, fit_clone
+from stylo.protocols.base import ProtocolError, Task, VerificationProtocol
 
 __all__ = ["PanVerification"]
 
 
-class PanVerification(Protocol):
+class PanVerification(VerificationProtocol):
     """Metrics: PAN's (``auc``, ``c@1``, ``F1``, ``f_05_u``, ``brier``, ``overall``), the
     PAN14/15 final score ``auc*c@1``, and precision/recall/accuracy at 0.5."""
 
@@ -55,9 +56,7 @@ class PanVerification(Protocol):
                 "shared_texts": len(train_texts & test_texts)}
         return Task(self.name, dict(setting), seed, train, test, info)
 
-    def evaluate(self, method, task: Task) -> pd.DataFrame:
-        est = fit_clone(method, task.train)
-        scores = est.score_problems(task.test)
-        return _scoring.verification_table(task.test.labels, scores, group="all",
+    def _metrics(self, test: PairSet, scores: np.ndarray) -> pd.DataFrame:
+        return _scoring.verification_table(test.labels, scores, group="all",
                                            version=self.version, auc_times_c1=True,
-                                           ids=task.test.ids)
+                                           ids=test.ids)

@@ -40,9 +40,8 @@ import numpy as np
 import pandas as pd
 
 from stylo.corpus import Corpus, PairSet
-from stylo.protocols import _scoring
 from stylo.protocols._sampling import PairRules, labelled_pairs
-from stylo.protocols.base import Protocol, ProtocolError, Task, fit_clone, known_authors
+from stylo.protocols.base import ProtocolError, Task, VerificationProtocol, known_authors
 
 __all__ = ["SPLITS", "RethinkingAV", "assign_splits", "split_corpus", "split_pairset"]
 
@@ -194,7 +193,7 @@ def _draw_pairs(corpus: Corpus, n: int, seed: int, name: str) -> PairSet:
     return labelled_pairs(rules, n_pos, n_neg, np.random.default_rng(seed), name, name)
 
 
-class RethinkingAV(Protocol):
+class RethinkingAV(VerificationProtocol):
     """The five Rethinking-AV setups as a protocol; metrics are PAN's on the test pairs.
 
     ``n_pairs``: pairs drawn per split from a Corpus (train, val, test). ``settings`` offers a
@@ -262,9 +261,3 @@ class RethinkingAV(Protocol):
         info.update(seed=seed, setting=dict(setting))
         return Task(self.name, dict(setting), seed, parts["train"], parts["test"], info,
                     val=parts["val"])
-
-    def evaluate(self, method, task: Task) -> pd.DataFrame:
-        est = fit_clone(method, task.train)
-        scores = est.score_problems(task.test)
-        return _scoring.verification_table(task.test.labels, scores, group="all",
-                                           ids=task.test.ids)

@@ -1,35 +1,51 @@
-"""The one interface every stylo method implements.
+"""The one interface every stylo method implements, and that every protocol evaluates.
 
 A :class:`Verifier` answers "did the author of A write B?" with a score in [0, 1]: higher means
 more likely the same author and exactly 0.5 means "no answer" (PAN's convention). Ranking for
 one-to-many and the choice for one-to-two come from the same object, so every method runs
 through every protocol.
 
-Subclasses override the private kernels, never the public wrappers:
+The public methods validate input, refuse use before ``fit`` (scikit-learn's
+``NotFittedError``), give empty texts 0.5 with a warning, clip scores into [0, 1] and call a
+private kernel with what is left. Subclasses override kernels, never the public methods:
 
-- ``_fit_impl(X, y)``: learn from a :class:`~stylo.corpus.PairSet` (labelled training pairs) or
-  a :class:`~stylo.corpus.Corpus` (background, impostor pool, calibration data), or nothing.
-- ``_score_impl(texts_a, texts_b)``: scores for aligned pairs of non-empty strings.
-- ``_rank_impl(query, candidates)`` (optional): scores of candidates for one query; the
-  default scores each (query, candidate) pair with ``_score_impl``.
-- ``_rank_many_impl(queries, candidate_lists)`` (optional): ``_rank_impl`` for many queries;
-  the default scores every (query, candidate) pair in one ``_score_impl`` call when
-  ``_rank_impl`` is the default, else asks ``_rank_impl`` per query.
-- ``_problem_impl(known_lists, unknowns)`` (optional): PAN problems with several known texts;
-  the default joins the known texts with a blank line, as PAN13/14 baselines do.
-- ``_attribute_impl(candidates, texts)`` (optional): scores of every candidate author (a list
-  of known texts each) for every text; the default scores each (candidate, text) problem with
-  ``score_problems``. Attribution-native methods (one classifier over the candidates) override
-  it; those that cannot score a lone pair raise :class:`AttributionOnly` from ``_score_impl``.
+====================  ==========================================  ============================
+kernel                default                                     overridden by
+====================  ==========================================  ============================
+``_fit_impl``         learns nothing                              every method that learns
+``_score_impl``       none: every method has one (or raises       every method
+                      :class:`AttributionOnly`)
+``_problem_impl``     known texts joined by a blank line (PAN13/  GeneralImpostors (a profile
+                      14 baselines), then ``score_pairs``         of the known texts), wrappers
+``_rank_many_impl``   every (query, candidate) pair of every      methods with their own
+                      query in one ``score_pairs`` call           ranking (through
+                                                                  :func:`rank_each_query`),
+                                                                  wrappers
+``_attribute_impl``   each (candidate, text) as a problem, in     attribution-native methods
+                      one ``score_problems`` call                 (one classifier over the
+                                                                  candidates), wrappers
+====================  ==========================================  ============================
 
-The public wrappers validate input, refuse use before ``fit`` (scikit-learn's
-``NotFittedError``), give empty texts 0.5 with a warning, and clip scores into [0, 1].
+Kernel arguments:
+
+- ``_fit_impl(X, y)``: a :class:`~stylo.corpus.PairSet` (labelled training pairs), a
+  :class:`~stylo.corpus.Corpus` (background, impostor pool, calibration data) or None.
+- ``_score_impl(texts_a, texts_b)``: aligned lists of non-empty texts; scores (n,).
+- ``_problem_impl(known_lists, unknowns)``: problems whose known lists and unknown texts are
+  all non-empty; scores (n,).
+- ``_rank_many_impl(queries, candidate_lists)``: one score array per query, one score per
+  candidate; ``rank`` is its call with one query, ``choose`` compares ``rank``'s two scores.
+- ``_attribute_impl(candidates, texts)``: candidate authors (a list of known texts each) and
+  non-empty texts; scores (n_texts, n_candidates).
+
+Methods around another method (calibration, masking, chunking) derive from
+:class:`stylo.verifier_wrapper.VerifierWrapper`.
 """
 
 from __future__ import annotations
 
 import warnings
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -39,7 +55,7 @@ from stylo.corpus import Corpus, PairSet, join_known
 from stylo.progress import advance
 from stylo.text_input import check_texts, has_text
 
-__all__ = ["AttributionOnly", "Verifier", "NO_ANSWER", "check_texts", "training_pairs"]
+__all__ = ["AttributionOnly", "NO_ANSWER", "Verifier", "rank_each_query", "training_pairs"]
 
 NO_ANSWER = 0.5
 
@@ -77,9 +93,30 @@ def training_pairs(X: PairSet | Corpus, n_pairs: int = 200, seed: int = 0) -> Pa
     return PairSet.from_lists(pairs_a, pairs_b, same=same, name=f"{X.name}:training_pairs")
 
 
+def rank_each_query(rank_one: Callable[[str, list[str]], np.ndarray], queries: list[str],
+                    candidate_lists: list[list[str]]) -> list[np.ndarray]:
+    """``rank_one(query, candidates)`` for each query in turn, telling
+    :func:`stylo.progress.advance` after each: the ``_rank_many_impl`` of a method that ranks
+    one query's candidates at a time (a language model's prompt, an embedding search)."""
+    out = []
+    for q, c in zip(queries, candidate_lists):
+        out.append(rank_one(q, c))
+        advance("queries", len(out), len(queries))
+    return out
+
+
 class AttributionOnly(NotImplementedError):
     """Raised by a method that attributes texts among candidate authors (``attribute``) but
     has no score for a single (known, unknown) pair."""
+
+
+def _answered(got, shape: tuple[int, ...], kernel: str, owner: object) -> np.ndarray:
+    """A kernel's scores as floats of ``shape``, NaN read as no answer, clipped into [0, 1]."""
+    got = np.asarray(got, dtype=np.float64)
+    if got.shape != shape:
+        raise RuntimeError(f"{type(owner).__name__}.{kernel} returned shape {got.shape}, "
+                           f"expected {shape}")
+    return np.clip(np.nan_to_num(got, nan=NO_ANSWER), 0.0, 1.0)
 
 
 class Verifier(BaseEstimator):
@@ -123,23 +160,35 @@ class Verifier(BaseEstimator):
                           f"text scored {NO_ANSWER} (no answer)", stacklevel=2)
         if ok.any():
             idx = np.flatnonzero(ok)
-            got = np.asarray(self._score_impl([a[i] for i in idx], [b[i] for i in idx]),
-                             dtype=np.float64)
-            if got.shape != (len(idx),):
-                raise RuntimeError(f"{type(self).__name__}._score_impl returned shape "
-                                   f"{got.shape}, expected ({len(idx)},)")
-            scores[idx] = np.clip(np.nan_to_num(got, nan=NO_ANSWER), 0.0, 1.0)
+            got = self._score_impl([a[i] for i in idx], [b[i] for i in idx])
+            scores[idx] = _answered(got, (len(idx),), "_score_impl", self)
         return scores
 
     def _score_impl(self, texts_a: list[str], texts_b: list[str]) -> np.ndarray:
         raise NotImplementedError
 
     def score_problems(self, pairs: PairSet) -> np.ndarray:
-        """Scores for every problem of a PairSet, in its order."""
+        """Scores for every problem of a PairSet, in its order. Empty known texts are left out
+        of their problem; a problem with no known text left or an empty unknown text gets 0.5
+        (no answer), with a warning."""
         if not isinstance(pairs, PairSet):
             raise TypeError(f"score_problems expects a PairSet, got {type(pairs).__name__}")
         self._check_fitted()
-        return np.asarray(self._problem_impl(pairs.known, pairs.unknown), dtype=np.float64)
+        known = []
+        for i, k in enumerate(pairs.known):
+            k = check_texts(k, f"known[{i}]")
+            known.append(k if all(map(has_text, k)) else [t for t in k if has_text(t)])
+        unknowns = check_texts(pairs.unknown, "unknown")
+        scores = np.full(len(unknowns), NO_ANSWER, dtype=np.float64)
+        ok = np.array([bool(k) and has_text(u) for k, u in zip(known, unknowns)], dtype=bool)
+        if not ok.all():
+            warnings.warn(f"{type(self).__name__}: {int((~ok).sum())} problem(s) with an empty "
+                          f"text scored {NO_ANSWER} (no answer)", stacklevel=2)
+        if ok.any():
+            idx = np.flatnonzero(ok)
+            got = self._problem_impl([known[i] for i in idx], [unknowns[i] for i in idx])
+            scores[idx] = _answered(got, (len(idx),), "_problem_impl", self)
+        return scores
 
     def _problem_impl(self, known_lists: list[list[str]], unknowns: list[str]) -> np.ndarray:
         return self.score_pairs(join_known(known_lists), unknowns)
@@ -163,12 +212,8 @@ class Verifier(BaseEstimator):
                           f"{NO_ANSWER} for every candidate (no answer)", stacklevel=2)
         if ok.any():
             idx = np.flatnonzero(ok)
-            got = np.asarray(self._attribute_impl(cands, [items[i] for i in idx]),
-                             dtype=np.float64)
-            if got.shape != (len(idx), len(cands)):
-                raise RuntimeError(f"{type(self).__name__}._attribute_impl returned shape "
-                                   f"{got.shape}, expected ({len(idx)}, {len(cands)})")
-            scores[idx] = np.clip(np.nan_to_num(got, nan=NO_ANSWER), 0.0, 1.0)
+            got = self._attribute_impl(cands, [items[i] for i in idx])
+            scores[idx] = _answered(got, (len(idx), len(cands)), "_attribute_impl", self)
         return scores
 
     def _attribute_impl(self, candidates: list[list[str]], texts: list[str]) -> np.ndarray:
@@ -185,10 +230,7 @@ class Verifier(BaseEstimator):
         cands = check_texts(candidates, "candidates")
         if not cands:
             raise ValueError("rank needs at least one candidate")
-        return np.asarray(self._rank_impl(query, cands), dtype=np.float64)
-
-    def _rank_impl(self, query: str, candidates: list[str]) -> np.ndarray:
-        return self.score_pairs([query] * len(candidates), candidates)
+        return self._ranked([query], [cands])[0]
 
     def rank_many(self, queries: Sequence[str], candidate_lists: Sequence[Sequence[str]]
                   ) -> list[np.ndarray]:
@@ -206,20 +248,19 @@ class Verifier(BaseEstimator):
         if empty:
             raise ValueError(f"rank needs at least one candidate; candidate_lists[{empty[0]}] "
                              f"is empty")
-        out = [np.asarray(s, dtype=np.float64) for s in self._rank_many_impl(qs, lists)]
-        if [len(s) for s in out] != [len(c) for c in lists]:
+        return self._ranked(qs, lists)
+
+    def _ranked(self, queries: list[str], candidate_lists: list[list[str]]
+                ) -> list[np.ndarray]:
+        out = [np.asarray(s, dtype=np.float64)
+               for s in self._rank_many_impl(queries, candidate_lists)]
+        if [len(s) for s in out] != [len(c) for c in candidate_lists]:
             raise RuntimeError(f"{type(self).__name__}._rank_many_impl returned score arrays "
                                f"of the wrong lengths")
         return out
 
     def _rank_many_impl(self, queries: list[str], candidate_lists: list[list[str]]
                         ) -> list[np.ndarray]:
-        if type(self)._rank_impl is not Verifier._rank_impl:
-            out = []
-            for q, c in zip(queries, candidate_lists):
-                out.append(self._rank_impl(q, c))
-                advance("queries", len(out), len(queries))
-            return out
         flat = self.score_pairs([q for q, c in zip(queries, candidate_lists) for _ in c],
                                 [x for c in candidate_lists for x in c])
         return np.split(flat, np.cumsum([len(c) for c in candidate_lists])[:-1])
@@ -229,4 +270,3 @@ class Verifier(BaseEstimator):
         the one-to-two protocol scores ties as half right, from :meth:`rank_many`)."""
         s = self.rank(query, [candidate_a, candidate_b])
         return int(s[1] > s[0])
-
