@@ -78,6 +78,25 @@ def test_rank_choose_and_problems(corpus):
     assert v.score_problems(ps).tolist() == [5 / 6, 1.0]  # known joined: "ab\n\ncd"
 
 
+def test_problems_leave_out_empty_known_texts_and_answer_none_without_text(corpus):
+    """score_problems guards as the other calls do: the kernel sees only non-empty texts."""
+    seen = []
+
+    class _Seeing(_LengthRatio):
+        def _problem_impl(self, known_lists, unknowns):
+            seen.append((known_lists, unknowns))
+            return super()._problem_impl(known_lists, unknowns)
+
+    v = _Seeing().fit(corpus)
+    ps = PairSet.from_lists([["ab", " ", "cd"], [""], ["abc"]], ["abcde", "abc", "\n"])
+    with pytest.warns(UserWarning, match="2 problem"):
+        s = v.score_problems(ps)
+    assert s.tolist() == [5 / 6, NO_ANSWER, NO_ANSWER]  # known joined: "ab\n\ncd"
+    assert seen == [([["ab", "cd"]], ["abcde"])]
+    with pytest.raises(TypeError, match=r"known\[0\]\[1\] is NoneType"):
+        v.score_problems(PairSet.from_lists([["ab", None]], ["abc"]))
+
+
 def test_attribute_scores_each_candidate_as_a_problem(corpus):
     """The default attribution: candidate j's score for a text is the score of the problem
     (candidate j's known texts joined, text); empty texts get no answer for every candidate;
