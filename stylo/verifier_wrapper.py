@@ -26,7 +26,8 @@ in ``attribute``. ``ranking`` is True for ``rank``/``rank_many``/``choose``, who
 order candidates. A hook that needs state learns it in ``_fit_impl`` (calling
 ``super()._fit_impl(X, y)`` to fit the inner verifier) and may score through ``verifier_``'s
 public methods. A subclass that builds its inner verifier itself instead of taking a
-``verifier`` parameter overrides ``_make_inner``.
+``verifier`` parameter overrides ``_make_inner`` (NaiveDistance); one that changes more than
+texts and scores overrides the kernels it changes (Chunked scores every call as chunk pairs).
 """
 
 from __future__ import annotations
