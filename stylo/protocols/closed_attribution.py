@@ -27,6 +27,7 @@ import pandas as pd
 from stylo.corpus import Corpus
 from stylo.protocols.base import Protocol, ProtocolError, Task, known_authors
 from stylo.protocols.cdaa import Attribution, score_attribution
+from stylo.verifier import Verifier
 
 __all__ = ["ClosedSetAttribution"]
 
@@ -187,5 +188,5 @@ class ClosedSetAttribution(Protocol):
         return Task(self.name, dict(setting), seed, train,
                     Attribution(known, unknown, open_set=False), info)
 
-    def evaluate(self, method, task: Task) -> pd.DataFrame:
+    def evaluate(self, method: Verifier, task: Task) -> pd.DataFrame:
         return score_attribution(method, task.train, task.test)
