@@ -10,8 +10,8 @@ from experiments_standins import ToyRanking, ToyVerification, toy_grid, toy_load
 import baselines.__main__ as pan_cli
 from baselines.pan_io import write_pan20_format
 from baselines.random_guess import RandomGuess
+from baselines.registry import METHODS, MethodSpec
 from experiments import run_all
-from experiments.methods import METHODS, MethodSpec
 from stylo.datasets import registry
 from stylo.protocols import PROTOCOLS as REGISTERED
 
@@ -26,7 +26,7 @@ class NoSettings(ToyRanking):
 PROTOCOLS = {"toy_verification": ToyVerification(), "toy_ranking": ToyRanking(),
              "toy_none": NoSettings()}
 METHODS_ = {"random": METHODS["random"],
-            "hosted": MethodSpec(lambda seed, o: RandomGuess(seed), hosted_llm=True)}
+            "hosted": MethodSpec(lambda seed, o: RandomGuess(seed), needs_server=True)}
 
 
 def _run_all(argv, tmp_path, **kw):

@@ -16,31 +16,33 @@ from experiments_standins import (
 )
 
 from experiments import run_all
+from experiments.cells import CellStore, write_atomic
 from experiments.grid import expand
 from experiments.report import collect
-from experiments.runner import CellStore, run, write_atomic
+from experiments.runner import run
+from experiments.suite import Suite
 
 PROTOCOLS = {"toy_verification": ToyVerification(), "toy_ranking": ToyRanking()}
 GRID = toy_grid("toy", "missing_x", seeds=[0, 1])
 
 
 def _cells(protocols=PROTOCOLS):
-    return expand(GRID, protocols, toy_loader).cells
+    return expand(GRID, Suite(protocols, toy_loader)).cells
 
 
 def test_resume_after_max_cells_recomputes_only_unfinished(tmp_path):
     cells = _cells()
-    first = run(cells, tmp_path, protocols=PROTOCOLS, loader=toy_loader, max_cells=3,
+    first = run(cells, tmp_path, Suite(PROTOCOLS, toy_loader), max_cells=3,
                 progress=False)
     assert (first.computed, first.already_done, first.not_run) == (3, 0, len(cells) - 3)
     store = CellStore(tmp_path)
     stamps = {r["key"]: r["finished"] for r in store.records()}
-    second = run(cells, tmp_path, protocols=PROTOCOLS, loader=toy_loader, progress=False)
+    second = run(cells, tmp_path, Suite(PROTOCOLS, toy_loader), progress=False)
     assert (second.already_done, second.computed, second.not_run) == (3, len(cells) - 3, 0)
     # the three finished cells were not rewritten
     assert {k: r["finished"] for r in store.records() for k in [r["key"]] if k in stamps} \
         == stamps
-    third = run(cells, tmp_path, protocols=PROTOCOLS, loader=toy_loader, progress=False)
+    third = run(cells, tmp_path, Suite(PROTOCOLS, toy_loader), progress=False)
     assert (third.already_done, third.computed) == (len(cells), 0)
 
 
@@ -48,20 +50,20 @@ def test_resume_after_keyboard_interrupt(tmp_path):
     interrupting = {**PROTOCOLS, "toy_verification": InterruptingVerification(after=2)}
     cells = _cells(interrupting)
     with pytest.raises(KeyboardInterrupt, match="interrupted at evaluation 3"):
-        run(cells, tmp_path, protocols=interrupting, loader=toy_loader, n_jobs=1,
+        run(cells, tmp_path, Suite(interrupting, toy_loader), n_jobs=1,
             progress=False)
     stored = CellStore(tmp_path).records()
     assert len(stored) == 2 and all(r["status"] == "ok" for r in stored)
     assert not [p for p in (tmp_path / "cells").iterdir() if p.name.startswith(".")]
-    again = run(cells, tmp_path, protocols=PROTOCOLS, loader=toy_loader, progress=False)
+    again = run(cells, tmp_path, Suite(PROTOCOLS, toy_loader), progress=False)
     assert (again.already_done, again.computed) == (2, len(cells) - 2)
 
 
 def test_same_seed_gives_identical_table_across_backends_and_jobs(tmp_path):
     cells = _cells()
-    run(cells, tmp_path / "a", protocols=PROTOCOLS, loader=toy_loader, n_jobs=1,
+    run(cells, tmp_path / "a", Suite(PROTOCOLS, toy_loader), n_jobs=1,
         progress=False)
-    run(cells, tmp_path / "b", protocols=PROTOCOLS, loader=toy_loader, n_jobs=2,
+    run(cells, tmp_path / "b", Suite(PROTOCOLS, toy_loader), n_jobs=2,
         progress=False)
     ta, _ = collect(tmp_path / "a")
     tb, _ = collect(tmp_path / "b")
@@ -69,8 +71,8 @@ def test_same_seed_gives_identical_table_across_backends_and_jobs(tmp_path):
     cols = [c for c in ta.columns if c != "runtime"]
     pd.testing.assert_frame_equal(ta[cols], tb[cols])
     # a different seed changes the numbers
-    other = expand(toy_grid(seeds=[7]), PROTOCOLS, toy_loader).cells
-    run(other, tmp_path / "c", protocols=PROTOCOLS, loader=toy_loader, progress=False)
+    other = expand(toy_grid(seeds=[7]), Suite(PROTOCOLS, toy_loader)).cells
+    run(other, tmp_path / "c", Suite(PROTOCOLS, toy_loader), progress=False)
     tc, _ = collect(tmp_path / "c")
     assert not ta.loc[ta["seed"] == 0, "value"].reset_index(drop=True).equals(
         tc["value"].reset_index(drop=True))
@@ -78,7 +80,7 @@ def test_same_seed_gives_identical_table_across_backends_and_jobs(tmp_path):
 
 def test_scores_are_split_into_their_own_file(tmp_path):
     cells = [c for c in _cells() if c.protocol == "toy_verification"][:1]
-    run(cells, tmp_path, protocols=PROTOCOLS, loader=toy_loader, progress=False)
+    run(cells, tmp_path, Suite(PROTOCOLS, toy_loader), progress=False)
     store = CellStore(tmp_path)
     (rec,) = store.records()
     assert {r["metric"] for r in rec["rows"]} == {"accuracy", "auc"}
@@ -90,7 +92,7 @@ def test_scores_are_split_into_their_own_file(tmp_path):
 def test_failing_cell_is_recorded_and_run_goes_on(tmp_path):
     failing = {"toy_verification": FailingVerification(), "toy_ranking": ToyRanking()}
     cells = _cells(failing)
-    summary = run(cells, tmp_path, protocols=failing, loader=toy_loader, progress=False)
+    summary = run(cells, tmp_path, Suite(failing, toy_loader), progress=False)
     assert summary.computed == len(cells)
     table, failures = collect(tmp_path)
     assert len(failures) == 2  # the "quarter" setting, two seeds
@@ -98,7 +100,7 @@ def test_failing_cell_is_recorded_and_run_goes_on(tmp_path):
     assert failures["traceback"].str.contains("FailingVerification|evaluate").all()
     assert set(table["protocol"]) == {"toy_verification", "toy_ranking"}
     # a rerun retries the failed cells only
-    again = run(cells, tmp_path, protocols=failing, loader=toy_loader, progress=False)
+    again = run(cells, tmp_path, Suite(failing, toy_loader), progress=False)
     assert (again.already_done, again.computed, again.failed) == (len(cells) - 2, 2, 2)
 
 
@@ -146,7 +148,7 @@ def test_write_atomic_never_leaves_a_partial_file(tmp_path, monkeypatch):
 @pytest.mark.parametrize("content", ['{"key": "trunc', "[1, 2]", "\xff\xfe"])
 def test_corrupt_cell_file_is_reported_by_path_and_recomputed(tmp_path, capsys, content):
     cells = [c for c in _cells() if c.protocol == "toy_verification"][:2]
-    run(cells, tmp_path, protocols=PROTOCOLS, loader=toy_loader, progress=False)
+    run(cells, tmp_path, Suite(PROTOCOLS, toy_loader), progress=False)
     store = CellStore(tmp_path)
     bad = store.record_path(cells[0].key)
     bad.write_bytes(content.encode("latin-1"))
@@ -157,7 +159,7 @@ def test_corrupt_cell_file_is_reported_by_path_and_recomputed(tmp_path, capsys, 
     err = capsys.readouterr().err
     assert f"run_all: corrupt cell file {bad} (" in err and err.rstrip().endswith("; skipped")
     # a rerun recomputes it and only it
-    again = run(cells, tmp_path, protocols=PROTOCOLS, loader=toy_loader, progress=False)
+    again = run(cells, tmp_path, Suite(PROTOCOLS, toy_loader), progress=False)
     assert (again.already_done, again.computed) == (1, 1)
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith(f"run_all: corrupt cell file {bad} (") and line.endswith(
