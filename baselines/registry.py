@@ -215,7 +215,7 @@ register("impostors", "baselines.impostors:GeneralImpostors",
          "General Impostors: char 4-gram min-max vs impostors, 100 iterations, score shifting")
 register("delta", "baselines.delta:DeltaVerifier",
          "cosine Delta on 300 MFW z-scores, logistic on the delta of training pairs")
-register("svm-pair", "baselines.svm:SVMPairVerifier",
+register("logreg-pair", "baselines.pair_logistic:LogisticPairVerifier",
          "logistic regression on |x_a - x_b| and x_a * x_b of char 1-4-gram TF-IDF")
 register("svm-attribution", "baselines.svm:SVMOpenSetAttributor",
          "PAN19 baseline rule: per-problem one-vs-rest linear SVM on char 1-4-gram TF-IDF, "

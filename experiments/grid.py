@@ -193,7 +193,7 @@ _QUICK_PARAMS = {
 
 #: the topic/entity maskings run on the Rethinking-AV splits for one method of each family
 #: (n-gram distance, impostors, compression, Delta, learned pairs) rather than all of them
-_MASKED_METHODS = ["naive", "impostors", "ppm", "delta", "svm-pair"]
+_MASKED_METHODS = ["naive", "impostors", "ppm", "delta", "logreg-pair"]
 #: protocols on fixed official problems, and one-to-many, whose task is 10 groups x 3 repeats
 _ONE_SEED = ["pan_verification", "cdaa_attribution", "aidbench_one_to_many"]
 

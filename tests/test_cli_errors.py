@@ -154,8 +154,8 @@ def test_pan_cli_training_pairs_of_one_class_are_one_line(tmp_path, pan_input, c
     pairs = synthetic_pairs(10, seed=0)
     one_class = pairs.subset(pairs.labels)
     train = write_pan20_format(one_class, tmp_path / "train")
-    line = _one_line_exit_2(lambda: pan_cli.main(["svm-pair", "-i", str(pan_input), "-o",
+    line = _one_line_exit_2(lambda: pan_cli.main(["logreg-pair", "-i", str(pan_input), "-o",
                                                   str(tmp_path / "o"), "--train", str(train)]),
                             capsys)
-    assert line.startswith(f"baselines: --train {train}: svm-pair cannot be fitted on these "
+    assert line.startswith(f"baselines: --train {train}: logreg-pair cannot be fitted on these "
                            f"pairs: ") and "different-author" in line
