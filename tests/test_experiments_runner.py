@@ -15,11 +15,12 @@ from experiments_standins import (
     toy_loader,
 )
 
+from baselines.registry import METHODS
 from experiments import run_all
 from experiments.cells import CellStore, write_atomic
 from experiments.grid import expand
 from experiments.report import collect
-from experiments.runner import run
+from experiments.runner import execute_task, run
 from experiments.suite import Suite
 
 PROTOCOLS = {"toy_verification": ToyVerification(), "toy_ranking": ToyRanking()}
@@ -165,3 +166,43 @@ def test_corrupt_cell_file_is_reported_by_path_and_recomputed(tmp_path, capsys, 
     assert line.startswith(f"run_all: corrupt cell file {bad} (") and line.endswith(
         "); recomputing")
     assert store.is_done(cells[0].key)
+
+
+class _CountingVerification(ToyVerification):
+    samples = 0
+
+    def sample(self, data, setting, seed):
+        type(self).samples += 1
+        return super().sample(data, setting, seed)
+
+
+def test_a_worker_task_loads_and_samples_once_and_a_lost_corpus_fails_its_cells(tmp_path):
+    loads = []
+
+    def loader(name, **options):
+        loads.append(name)
+        if name.startswith("vanishing") and len(loads) > 1:
+            raise FileNotFoundError("corpus gone")
+        return toy_loader(name, **options)
+
+    protocols = {"toy_verification": _CountingVerification()}
+    methods = {name: METHODS["random"] for name in ("a", "b", "c")}
+    suite = Suite(protocols, loader, methods=methods)
+    grid = toy_grid("once-toy", max_settings=1, methods=tuple(methods))
+    cells = expand(grid, suite).cells
+    assert len(cells) == 3 and len({c.task_key for c in cells}) == 1
+    _CountingVerification.samples = 0
+    results = execute_task(suite, cells)
+    # the listing's load is reused in this process; the task is sampled once for three cells
+    assert loads == ["once-toy"] and _CountingVerification.samples == 1
+    assert [r["status"] for r, _ in results] == ["ok"] * 3
+    assert results[0][0]["task_seconds"] >= 0 and results[1][0]["task_seconds"] == 0
+    # a corpus that listed its settings but cannot be loaded again fails each cell, loudly
+    loads.clear()
+    cells = expand(toy_grid("vanishing-toy", max_settings=1, methods=tuple(methods)),
+                   suite).cells
+    expand(toy_grid("other-toy", max_settings=1, methods=("a",)), suite)  # evicts it
+    results = execute_task(suite, cells, store_dir=str(tmp_path))
+    assert [r["status"] for r, _ in results] == ["failed"] * 3
+    assert all(r["error"] == "FileNotFoundError: corpus gone" for r, _ in results)
+    assert len(CellStore(tmp_path).records()) == 3
