@@ -8,9 +8,9 @@ INPUT_DIR and TRAIN_DIR are in the official PAN20/21 layout (``pairs.jsonl``, an
 the order of ``pairs.jsonl``. When INPUT_DIR also holds ``truth.jsonl``, the PAN 2021 metrics
 are printed to stderr.
 
-Exit code: 0 when the answers are written; 2 for a usage problem (unknown method, unreadable
-input, an OUTPUT_DIR that cannot be created or written, checked before any fitting), with one
-line on stderr.
+Exit code: 0 when the answers are written; 2 for a usage problem (unknown method, a method
+whose optional extra is not installed, unreadable input, an OUTPUT_DIR that cannot be created
+or written, checked before any fitting), with one line on stderr.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import textwrap
 import time
 
 from baselines.pan_io import write_answers
-from baselines.registry import kind, make, method_table, methods
+from baselines.registry import DEFAULT_OPTIONS, METHODS, kind, make, methods, unavailable
 from stylo._cli import OneLineParser, output_folder_problem
 from stylo.datasets import DataError, load_pan20_format
 
@@ -41,14 +41,15 @@ def _parser() -> argparse.ArgumentParser:
 def _method_list(width: int = 100) -> str:
     """The registered methods as left-aligned columns method, kind, description, the
     description wrapped so that no line is longer than ``width``."""
-    table = method_table()
-    w_name = max(len("method"), *map(len, table["method"]))
-    w_kind = max(len("kind"), *map(len, table["kind"]))
+    names = methods()
+    w_name = max(len("method"), *map(len, names))
+    w_kind = max(len("kind"), *(len(METHODS[n].kind) for n in names))
     indent = " " * (w_name + w_kind + 4)
     lines = [f"{'method':<{w_name}}  {'kind':<{w_kind}}  description"]
-    for r in table.itertuples():
-        lines.append(textwrap.fill(r.description, width, subsequent_indent=indent,
-                                   initial_indent=f"{r.method:<{w_name}}  {r.kind:<{w_kind}}  "))
+    for name in names:
+        spec = METHODS[name]
+        lines.append(textwrap.fill(spec.description, width, subsequent_indent=indent,
+                                   initial_indent=f"{name:<{w_name}}  {spec.kind:<{w_kind}}  "))
     return "\n".join(lines)
 
 
@@ -66,6 +67,9 @@ def main(argv=None) -> int:
         ap.error(f"method {args.method!r} attributes texts among candidate authors and has no "
                  f"answer for a verification pair; run it on cross-domain attribution: "
                  f"python -m experiments.run_all --protocols cdaa_attribution")
+    why = unavailable(METHODS[args.method], DEFAULT_OPTIONS)
+    if why:
+        ap.error(f"method {args.method!r} {why}")
     problem = output_folder_problem(args.output)
     if problem:
         ap.error(f"-o {args.output} {problem}")

@@ -1,7 +1,7 @@
-"""Frequency features shared by the impostors, Delta, SVM and n-gram distance baselines.
+"""Frequency features shared by the impostors, Delta, SVM, pair and n-gram distance baselines.
 
 Counts come from ``stylo.features`` (exact, Numba-fast equivalents of scikit-learn's
-``CountVectorizer``); these two helpers fix the settings the baselines share.
+``CountVectorizer``); these helpers fix the settings the baselines share.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 from stylo.features import CharNgrams, WordNgrams
 
-__all__ = ["distinct_rows", "make_counter", "pair_rows", "relative_frequencies"]
+__all__ = ["char_tfidf", "distinct_rows", "make_counter", "pair_rows", "relative_frequencies"]
 
 _UNITS = ("char", "word")
 
@@ -36,6 +36,15 @@ def make_counter(unit: str = "char", n: int = 4, max_features: int | None = None
                           dtype=np.float64, **options)
     return WordNgrams(ngram_range=(n, n), lowercase=lowercase, max_features=max_features,
                       dtype=np.float64, **options)
+
+
+def char_tfidf(ngram_range: tuple[int, int], min_df: int, max_features: int | None
+               ) -> CharNgrams:
+    """The PAN baselines' TF-IDF of character n-grams: counted across word boundaries and
+    case-sensitive, sublinear tf, L2-normalised rows."""
+    return CharNgrams(ngram_range=tuple(ngram_range), min_df=min_df, max_features=max_features,
+                      lowercase=False, use_idf=True, sublinear_tf=True, norm="l2",
+                      dtype=np.float64)
 
 
 def relative_frequencies(counts: sp.spmatrix) -> sp.csr_matrix:

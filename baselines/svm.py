@@ -1,4 +1,4 @@
-"""Linear SVM baselines: closed/open-set attribution and a learned pair verifier.
+"""Linear SVM baselines: closed- and open-set attribution.
 
 Sources: the PAN 2018/2019 cross-domain attribution baselines (character n-gram frequencies,
 one-vs-rest linear SVM; PAN19 rejects to ``<UNK>`` when the top two candidates are too close),
@@ -18,10 +18,6 @@ M. Kestemont et al., "Overview of the author identification task at PAN-2018" an
   known texts, decision values Platt-calibrated by cross-validation, and "unknown author"
   when the two most probable candidates are closer than ``reject_threshold`` (PAN19's
   baseline rule, its default 0.1). It has no score for a lone pair.
-- :class:`SVMPairVerifier`: a ``Verifier``; each text becomes an L2-normalised TF-IDF vector
-  of char n-grams (vocabulary from the training texts), a pair becomes [|x_a - x_b|,
-  x_a * x_b] and a logistic regression on training pairs (disjoint from the test pairs)
-  gives P(same author).
 """
 
 from __future__ import annotations
@@ -30,30 +26,19 @@ from numbers import Integral
 from typing import Sequence
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.calibration import CalibratedClassifierCV
-from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
 from sklearn.svm import LinearSVC
 from sklearn.utils.validation import check_is_fitted
 
-from baselines._features import distinct_rows, pair_rows
-from stylo.corpus import Corpus
-from stylo.features import CharNgrams
+from baselines._features import char_tfidf
 from stylo.metrics.classification import attribution_scores
 from stylo.text_input import check_texts
-from stylo.verifier import AttributionOnly, Verifier, training_pairs
+from stylo.verifier import AttributionOnly, Verifier
 
-__all__ = ["SVMAttributor", "SVMOpenSetAttributor", "SVMPairVerifier", "fit_reject_margin",
-           "lead_scores", "top2_margin"]
-
-
-def _tfidf(ngram_range: tuple[int, int], min_df: int, max_features: int | None) -> CharNgrams:
-    # char n-grams across word boundaries, as the PAN baselines count them
-    return CharNgrams(ngram_range=tuple(ngram_range), min_df=min_df, max_features=max_features,
-                      lowercase=False, use_idf=True, sublinear_tf=True, norm="l2",
-                      dtype=np.float64)
+__all__ = ["SVMAttributor", "SVMOpenSetAttributor", "fit_reject_margin", "lead_scores",
+           "top2_margin"]
 
 
 def lead_scores(scores: np.ndarray, margin: float) -> np.ndarray:
@@ -103,7 +88,7 @@ class SVMAttributor(ClassifierMixin, BaseEstimator):
         if len(np.unique(authors)) < 2:
             raise ValueError("SVMAttributor needs at least two authors")
         min_df = min(int(self.min_df), len(texts))
-        self.vectorizer_ = _tfidf(self.ngram_range, min_df, self.max_features)
+        self.vectorizer_ = char_tfidf(self.ngram_range, min_df, self.max_features)
         x = self.vectorizer_.fit_transform(texts)
         self.svm_ = LinearSVC(C=self.C, random_state=self.random_state).fit(x, authors)
         self.classes_ = self.svm_.classes_
@@ -194,7 +179,7 @@ class SVMOpenSetAttributor(Verifier):
                              f"two known texts per candidate (fewest: {fewest})")
         known = [t for c in candidates for t in c]
         labels = np.repeat(np.arange(len(candidates)), [len(c) for c in candidates])
-        vectorizer = _tfidf(self.ngram_range, min(int(self.min_df), len(known)),
+        vectorizer = char_tfidf(self.ngram_range, min(int(self.min_df), len(known)),
                             self.max_features)
         folds = StratifiedKFold(n_splits=min(self.cv, fewest))
         model = CalibratedClassifierCV(LinearSVC(C=self.C, random_state=self.random_state),
@@ -202,50 +187,3 @@ class SVMOpenSetAttributor(Verifier):
         model.fit(vectorizer.fit_transform(known), labels)
         return lead_scores(model.predict_proba(vectorizer.transform(texts)),
                            float(self.reject_threshold))
-
-
-class SVMPairVerifier(Verifier):
-    """Learned pair verifier: logistic regression on [|x_a - x_b|, x_a * x_b] of TF-IDF rows.
-
-    Fit on a labelled PairSet or a Corpus (``n_pairs`` pairs drawn from it with
-    ``random_state``); the test pairs must come from a disjoint split.
-    """
-
-    def __init__(self, ngram_range: tuple[int, int] = (1, 4), max_features: int = 20_000,
-                 C: float = 1.0, n_pairs: int = 1000, random_state: int = 0):
-        self.ngram_range = ngram_range
-        self.max_features = max_features
-        self.C = C
-        self.n_pairs = n_pairs
-        self.random_state = random_state
-
-    def _fit_impl(self, X, y) -> None:
-        pairs = training_pairs(X, n_pairs=self.n_pairs, seed=self.random_state)
-        labels = pairs.labels
-        if labels.all() or not labels.any():
-            raise ValueError("SVMPairVerifier needs same- and different-author training pairs")
-        texts = X.texts if isinstance(X, Corpus) else pairs.texts_a() + pairs.texts_b()
-        self.vectorizer_ = _tfidf(self.ngram_range, 1, self.max_features).fit(texts)
-        self.logistic_ = LogisticRegression(C=self.C, max_iter=2000)
-        xa, xb = pair_rows(self.vectorizer_.transform, pairs.texts_a(), pairs.texts_b())
-        self.logistic_.fit(_pair_features(xa, xb), labels)
-
-    def _score_impl(self, texts_a, texts_b):
-        x, rows_a, rows_b = distinct_rows(self.vectorizer_.transform, texts_a, texts_b)
-        # a few thousand pairs at a time: a pair's features are as dense as its two texts,
-        # and attribution puts each long joined known text in thousands of pairs (PAN19:
-        # 36,459 pairs took 3.5 GB at once)
-        out = np.empty(len(texts_a), dtype=np.float64)
-        for at in range(0, len(texts_a), _SCORE_BATCH):
-            part = slice(at, at + _SCORE_BATCH)
-            out[part] = self.logistic_.predict_proba(
-                _pair_features(x[rows_a[part]], x[rows_b[part]]))[:, 1]
-        return out
-
-
-_SCORE_BATCH = 2048
-
-
-def _pair_features(xa, xb) -> sp.csr_matrix:
-    """[|x_a - x_b|, x_a * x_b] of aligned rows."""
-    return sp.hstack([abs(xa - xb), xa.multiply(xb)]).tocsr()

@@ -1,6 +1,6 @@
 """Benchmark: peak memory of counting n-grams in ONE long document, stylo vs CountVectorizer.
 
-    python benchmarks/bench_long_document.py [--mb 50] [--cv-mb 5]
+    python -m benchmarks.bench_long_document [--mb 50] [--cv-mb 5]
 
 Builds one document of ``--mb`` MB (UTF-8) by joining blog posts (``stylo.datasets.load(
 "blog")``, cycled) with newlines, and one of ``--cv-mb`` MB the same way, and runs
@@ -39,8 +39,6 @@ CONFIGS = {"char 1-4": ("char", (1, 4)), "word 1-2": ("word", (1, 2))}
 def child(args) -> None:
     """One (configuration, engine, document) in this fresh process; writes matrix, names and
     measurements."""
-    sys.path.insert(0, str(ROOT))
-
     from benchmarks.bench_features import _rss_kb, engine_factory
 
     with open(args.text, "rb") as fh:
@@ -80,9 +78,9 @@ def run(doc: str, tmp: Path, config: str, engine: str, n_jobs: int):
     with open(path, "wb") as fh:
         pickle.dump(doc, fh)
     out = str(tmp / "out")
-    subprocess.run([sys.executable, __file__, "--child", "--config", config, "--engine",
-                    engine, "--n-jobs", str(n_jobs), "--text", str(path), "--out", out],
-                   check=True)
+    subprocess.run([sys.executable, "-m", "benchmarks.bench_long_document", "--child",
+                    "--config", config, "--engine", engine, "--n-jobs", str(n_jobs), "--text",
+                    str(path), "--out", out], check=True, cwd=ROOT)
     with open(out + ".json") as fh:
         row = json.load(fh)
     X = sp.load_npz(out + ".npz")
@@ -106,7 +104,6 @@ def main():
     args = p.parse_args()
     if args.child:
         return child(args)
-    sys.path.insert(0, str(ROOT))
     from stylo.datasets import load
 
     texts = load("blog").texts

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/bench_pancode_baselines.py PAN_CODE_DIR [--work DIR] [--datasets ...]
+    python -m benchmarks.bench_pancode_baselines PAN_CODE_DIR [--work DIR] [--datasets ...]
 
 ``PAN_CODE_DIR`` is a local checkout of https://github.com/pan-webis-de/pan-code (nothing of it
 is part of stylo). The script copies two of its scripts into ``--work`` and runs them unchanged
@@ -34,12 +34,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from baselines.pan_io import write_pan20_format  # noqa: E402
-from benchmarks.bench_verifiers_pan import PARITY, compare, run as run_stylo  # noqa: E402
-from benchmarks.pan_datasets import DATASETS, train_test  # noqa: E402
-from stylo.metrics.pan import evaluate_all  # noqa: E402
+from baselines.pan_io import write_pan20_format
+from benchmarks.bench_verifiers_pan import PARITY, compare, run as run_stylo
+from benchmarks.pan_datasets import DATASETS, train_test
+from stylo.metrics.pan import evaluate_all
 
 CNGDIST = "clef20/authorship-verification/pan20-verif-baseline.py"
 CNGDIST_EVAL = "clef20/authorship-verification/pan20_verif_evaluator.py"

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/bench_verifiers_pan.py [--methods naive ppm ...] [--datasets ...]
+    python -m benchmarks.bench_verifiers_pan [--methods naive ppm ...] [--datasets ...]
         [--pancode-csv results.csv] [--csv out.csv] [--n-jobs 1]
 
 Every method (a name from ``python -m baselines --list``) is fitted on the official training
@@ -19,20 +19,17 @@ baselines run on the same pairs) and prints it beside ours, with the AUC differe
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from baselines._ppm import ppm_cross_entropies  # noqa: E402
-from baselines.compression import CompressionVerifier  # noqa: E402
-from baselines.registry import make  # noqa: E402
-from benchmarks.pan_datasets import DATASETS, train_test  # noqa: E402
-from stylo.features import CharNgrams, paired_cosine  # noqa: E402
-from stylo.metrics.pan import evaluate_all  # noqa: E402
+from baselines.compression import CompressionVerifier
+from baselines.registry import make
+from benchmarks.pan_datasets import DATASETS, train_test
+from stylo.corpus import PairSet
+from stylo.features import CharNgrams, paired_cosine
+from stylo.metrics.pan import evaluate_all
 
 DEFAULT_METHODS = ("naive", "ppm", "ppm-raw", "ncd", "cdm", "zstd-xent")
 # counterparts of pan-code's baselines: ours with the same features, for parity
@@ -80,11 +77,12 @@ def main(argv=None) -> int:
     ap.add_argument("--datasets", nargs="*", default=list(DATASETS))
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--n-jobs", type=int, default=1)
-    ap.add_argument("--pancode-csv", type=Path, help="table from bench_pancode_baselines.py")
+    ap.add_argument("--pancode-csv", type=Path, help="bench_pancode_baselines' table")
     ap.add_argument("--csv", type=Path, help="also save the table here")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
-    ppm_cross_entropies(["warm"], ["up"])
+    warm = PairSet.from_lists(["warm up", "a b c"], ["warm it", "x y z"], same=[True, False])
+    CompressionVerifier("ppm").fit(warm).score_pairs(["warm"], ["up"])
     paired_cosine(*[CharNgrams((4, 4), use_idf=True, norm="l2").fit_transform(["warm up"])] * 2)
     print(f"Numba warm-up (compile, or load from cache): {time.perf_counter() - t0:.2f} s, "
           f"not counted below", flush=True)

@@ -1,6 +1,6 @@
 """Write pan-code's answers as the test fixtures behind the README's parity claims.
 
-    python benchmarks/pancode_fixtures.py PAN_CODE_DIR [--work DIR] [--out tests/fixtures]
+    python -m benchmarks.pancode_fixtures PAN_CODE_DIR [--work DIR] [--out tests/fixtures]
 
 ``PAN_CODE_DIR`` is a local checkout of https://github.com/pan-webis-de/pan-code; none of its
 code is copied into stylo, only the numbers its baselines answer here:
@@ -30,16 +30,14 @@ from pathlib import Path
 
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from baselines.pan_io import write_pan20_format  # noqa: E402
-from benchmarks.bench_pancode_baselines import (  # noqa: E402
+from baselines.pan_io import write_pan20_format
+from benchmarks.bench_pancode_baselines import (
     CNGDIST, COMPRESSOR, prepare_code, run)
-from benchmarks.pan_datasets import train_test  # noqa: E402
-from benchmarks.pancode_cdaa_baselines import (  # noqa: E402
+from benchmarks.pan_datasets import train_test
+from benchmarks.pancode_cdaa_baselines import (
     BASELINES, score_answers, write_collection)
-from stylo.datasets import load  # noqa: E402
-from stylo.protocols import PROTOCOLS  # noqa: E402
+from stylo.datasets import load
+from stylo.protocols import PROTOCOLS
 
 AV_CORPUS = "pan15_av_en"
 

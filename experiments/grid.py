@@ -16,20 +16,14 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import Mapping
 
-from experiments.methods import (
-    DEFAULT_OPTIONS,
-    MASKINGS,
-    METHODS,
-    MethodOptions,
-    MethodSpec,
-    key_options,
-    unavailable,
-)
+from baselines.registry import unavailable
+from experiments.methods import MASKINGS, key_options
+from experiments.suite import Suite
 
-__all__ = ["Cell", "DatasetSpec", "Expansion", "GridSpec", "KindScope", "cell_key", "configured",
-           "expand", "full_grid", "normalise", "quick_grid"]
+__all__ = ["Cell", "DatasetSpec", "Expansion", "GridSpec", "KindScope", "cell_key", "expand",
+           "full_grid", "normalise", "quick_grid"]
 
 #: bump when the meaning of a stored cell changes, so old results are not reused
 SPEC_VERSION = 2
@@ -204,7 +198,7 @@ _QUICK_PARAMS = {
 
 #: the topic/entity maskings run on the Rethinking-AV splits for one method of each family
 #: (n-gram distance, impostors, compression, Delta, learned pairs) rather than all of them
-_MASKED_METHODS = ["naive", "impostors", "ppm", "delta", "svm-pair"]
+_MASKED_METHODS = ["naive", "impostors", "ppm", "delta", "logreg-pair"]
 #: protocols on fixed official problems, and one-to-many, whose task is 10 groups x 3 repeats
 _ONE_SEED = ["pan_verification", "cdaa_attribution", "aidbench_one_to_many"]
 
@@ -286,12 +280,6 @@ class Expansion:
     unavailable: dict[str, str] = field(default_factory=dict)
 
 
-def configured(protocols: Mapping, name: str, params: Mapping | None = None):
-    """The registered protocol ``name``, rebuilt from its class with ``params`` if any."""
-    proto = protocols[name]
-    return type(proto)(**dict(params)) if params else proto
-
-
 def _settings(protocol, data, grid: GridSpec) -> list[dict]:
     settings = [normalise(s) for s in protocol.settings(data)]
     if grid.max_settings is not None:
@@ -299,16 +287,14 @@ def _settings(protocol, data, grid: GridSpec) -> list[dict]:
     return settings
 
 
-def _scope(grid: GridSpec, method: str, methods: Mapping[str, MethodSpec]) -> KindScope | None:
+def _scope(grid: GridSpec, method: str, suite: Suite) -> KindScope | None:
     """The scope a method runs in: its own, else its kind's, else None (everywhere)."""
-    return grid.kind_scopes.get(method, grid.kind_scopes.get(methods[method].kind))
+    return grid.kind_scopes.get(method, grid.kind_scopes.get(suite.methods[method].kind))
 
 
 def _protocol_cells(grid: GridSpec, ds: DatasetSpec, data, pname: str, params: dict,
-                    method_names: list[str], protocols: Mapping,
-                    methods: Mapping[str, MethodSpec], options: MethodOptions,
-                    skipped: list[str]) -> list[Cell]:
-    protocol = configured(protocols, pname, params)
+                    method_names: list[str], suite: Suite, skipped: list[str]) -> list[Cell]:
+    protocol = suite.protocol(pname, params)
     try:  # an empty list: the protocol does not apply to this dataset
         settings = _settings(protocol, data, grid)
     except Exception as exc:
@@ -320,27 +306,27 @@ def _protocol_cells(grid: GridSpec, ds: DatasetSpec, data, pname: str, params: d
     for setting in settings:
         for s_index, seed in enumerate(seeds):
             for m in method_names:
-                scope = _scope(grid, m, methods)
+                scope = _scope(grid, m, suite)
                 if scope is not None and not scope.admits(pname, ds.name, setting, s_index):
                     continue
                 masks = [None, *grid.maskings] if masked and (
                     grid.masking_methods is None or m in grid.masking_methods) else [None]
                 for mask in masks:
                     cells.append(Cell(ds.name, normalise(dict(ds.load)), pname, setting, m,
-                                      key_options(methods[m], options), int(seed), params, mask,
+                                      key_options(suite.methods[m], suite.options), int(seed),
+                                      params, mask,
                                       normalise(dict(grid.method_params.get(m, {})))))
     return cells
 
 
-def expand(grid: GridSpec, protocols: Mapping, loader: Callable, *,
-           options: MethodOptions = DEFAULT_OPTIONS,
-           methods: Mapping[str, MethodSpec] = METHODS,
-           maskings: Mapping[str, Callable] = MASKINGS) -> Expansion:
-    """All cells of ``grid``, in a cache-friendly order (cells of one task are adjacent).
+def expand(grid: GridSpec, suite: Suite) -> Expansion:
+    """All cells of ``grid`` over ``suite``'s protocols and methods, with its options, in a
+    cache-friendly order (cells of one task are adjacent).
 
-    ``loader(name, **load_options)`` returns a Corpus or PairSet, or raises (a missing
-    dataset, bad data): such a dataset is skipped and reported, not fatal.
+    The suite's loader returns a Corpus or PairSet, or raises (a missing dataset, bad data):
+    such a dataset is skipped and reported, not fatal.
     """
+    protocols, methods = suite.protocols, suite.methods
     unknown = [p for p in (grid.protocols or []) if p not in protocols]
     if unknown:
         raise ValueError(f"unknown protocol(s) {unknown}; registered: {sorted(protocols)}")
@@ -352,10 +338,10 @@ def expand(grid: GridSpec, protocols: Mapping, loader: Callable, *,
     if unknown:
         raise ValueError(f"method_params for unknown method(s) {unknown}; "
                          f"registered: {sorted(methods)}")
-    unknown = [m for m in grid.maskings if m not in maskings]
+    unknown = [m for m in grid.maskings if m not in suite.maskings]
     if unknown:
-        raise ValueError(f"unknown masking(s) {unknown}; registered: {sorted(maskings)}")
-    reasons = {m: unavailable(methods[m], options) for m in wanted_methods}
+        raise ValueError(f"unknown masking(s) {unknown}; registered: {sorted(suite.maskings)}")
+    reasons = {m: unavailable(methods[m], suite.options) for m in wanted_methods}
     missing = {f"method {m}": why for m, why in reasons.items() if why}
     skipped = [f"{what}: {why}" for what, why in missing.items()]
     method_names = [m for m in wanted_methods if not reasons[m]]
@@ -368,7 +354,7 @@ def expand(grid: GridSpec, protocols: Mapping, loader: Callable, *,
         if not users:
             continue
         try:
-            data = loader(ds.name, **dict(ds.load))
+            data = suite.data(ds.name, ds.load)
         except Exception as exc:  # a missing or broken dataset must not stop the run
             what = f"dataset {ds.label()}"
             missing[what] = f"{type(exc).__name__}: {exc}"
@@ -378,11 +364,11 @@ def expand(grid: GridSpec, protocols: Mapping, loader: Callable, *,
             # methods whose kind scope sizes this protocol its own way get their own tasks
             variants: dict[str, list[str]] = {}
             for m in method_names:
-                scope = _scope(grid, m, methods)
+                scope = _scope(grid, m, suite)
                 params = scope.protocol_params[pname] if scope is not None and \
                     pname in scope.protocol_params else grid.protocol_params.get(pname, {})
                 variants.setdefault(json.dumps(normalise(params), sort_keys=True), []).append(m)
             for variant, names in variants.items():
                 cells += _protocol_cells(grid, ds, data, pname, json.loads(variant), names,
-                                         protocols, methods, options, skipped)
+                                         suite, skipped)
     return Expansion(cells=cells, skipped=skipped, unavailable=missing)

@@ -28,14 +28,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from experiments.cells import CellStore
 from experiments.report import (
     HEADLINE_METRICS,
     PERCENT_PROTOCOLS,
     SMALL_SAMPLE,
     _natural,
-    summarise,
 )
-from experiments.runner import CellStore
 
 __all__ = ["heatmaps", "make_plots", "masking_bars", "method_styles", "rank_at_k_curves",
            "rank_vs_authors", "roc_curves"]
@@ -368,10 +367,11 @@ def heatmaps(summary: pd.DataFrame, plot_dir: Path, notes: list[str] | None = No
     return paths
 
 
-def make_plots(out_dir: str | Path, table: pd.DataFrame, keys: set[str] | None = None,
-               notes: list[str] | None = None) -> list[Path]:
+def make_plots(out_dir: str | Path, table: pd.DataFrame, summary: pd.DataFrame,
+               keys: set[str] | None = None, notes: list[str] | None = None) -> list[Path]:
     """Every plot the run's data allows (cells of ``keys`` only, if given), under
-    ``<out>/plots/``. ``notes``, when given, receives one line per plot not drawn and why.
+    ``<out>/plots/``; ``summary`` is :func:`experiments.report.summarise` of ``table``.
+    ``notes``, when given, receives one line per plot not drawn and why.
 
     Without matplotlib: no plot, and one line on stderr (and in ``notes``) saying what to
     install."""
@@ -386,7 +386,6 @@ def make_plots(out_dir: str | Path, table: pd.DataFrame, keys: set[str] | None =
         log.info("plots skipped: no results (every cell failed or none ran)")
         return []
     plot_dir = Path(out_dir) / "plots"
-    summary = summarise(table)
     styles = method_styles(table["method"])
     return [*roc_curves(out_dir, plot_dir, keys, styles=styles),
             *rank_at_k_curves(summary, plot_dir, styles=styles, notes=notes),

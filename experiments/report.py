@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 
 import stylo
+from experiments.cells import CellStore
 from experiments.methods import method_label
-from experiments.runner import CellStore
 from stylo.metrics.aggregate import mean_std
 
 __all__ = ["HEADLINE_METRICS", "PUBLISHED_DIR", "SMALL_SAMPLE", "collect", "leaderboard",
@@ -364,13 +364,13 @@ def _leaderboard_markdown(board: pd.DataFrame) -> str:
                             "n", "seeds", "source", "note"]])
 
 
-def write_report(out_dir: str | Path, table: pd.DataFrame, failures: pd.DataFrame,
-                 info: dict, published: pd.DataFrame | None = None,
+def write_report(out_dir: str | Path, table: pd.DataFrame, summary: pd.DataFrame,
+                 failures: pd.DataFrame, info: dict, published: pd.DataFrame | None = None,
                  plots: list[Path] | None = None, plot_notes: list[str] | None = None) -> Path:
-    """Write ``REPORT.md`` and return its path; ``plot_notes`` (from
-    :func:`experiments.plots.make_plots`) say which plots were not drawn and why."""
+    """Write ``REPORT.md`` and return its path; ``summary`` is :func:`summarise` of ``table``;
+    ``plot_notes`` (from :func:`experiments.plots.make_plots`) say which plots were not drawn
+    and why."""
     out = Path(out_dir)
-    summary = summarise(table)
     published = load_published() if published is None else published
     s = info.get("summary", {})
     lines = ["# stylo reference results", "",

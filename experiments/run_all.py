@@ -31,11 +31,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
+from baselines.registry import METHODS, MethodOptions, MethodSpec
 from experiments.grid import DatasetSpec, GridSpec, expand, full_grid, quick_grid
-from experiments.methods import MASKINGS, METHODS, MethodOptions, MethodSpec
+from experiments.methods import MASKINGS
 from experiments.plots import make_plots
-from experiments.report import collect, manifest, write_report, write_tables
+from experiments.report import collect, manifest, summarise, write_report, write_tables
 from experiments.runner import dask_distributed, machine, run
+from experiments.suite import Suite
 from stylo._cli import OneLineParser, output_folder_problem
 
 __all__ = ["build_parser", "main"]
@@ -195,23 +197,21 @@ def main(argv: Sequence[str] | None = None, *, protocols: Mapping | None = None,
         protocols, why = _registered_protocols()
     if not protocols:
         parser.error(f"no protocol to run: {why}")
-    loader = _default_loader() if loader is None else loader
-    methods = METHODS if methods is None else methods
-    maskings = MASKINGS if maskings is None else maskings
     if bool(args.llm_base_url) != bool(args.llm_model):
         print("run_all: --llm-base-url and --llm-model go together", file=sys.stderr)
         return 2
     options = MethodOptions(llm_base_url=args.llm_base_url, llm_model=args.llm_model,
                             llm_api_key_env=args.llm_api_key_env, llm_timeout=args.llm_timeout,
-                            llm_max_retries=args.llm_max_retries, cache_dir=args.cache_dir,
-                            n_jobs=1)
+                            llm_max_retries=args.llm_max_retries)
+    suite = Suite(protocols, _default_loader() if loader is None else loader,
+                  METHODS if methods is None else methods,
+                  MASKINGS if maskings is None else maskings, options)
     if args.cache_dir:  # read where the backends are made, in the worker processes
         os.environ["STYLO_LLM_CACHE"] = str(Path(args.cache_dir) / "llm_responses.sqlite")
     if grid is None:
         grid = _grid(args)
     try:
-        expansion = expand(grid, protocols, loader, options=options, methods=methods,
-                           maskings=maskings)
+        expansion = expand(grid, suite)
     except ValueError as exc:
         parser.error(str(exc))
     problems = _not_in_grid(args, expansion)
@@ -225,10 +225,9 @@ def main(argv: Sequence[str] | None = None, *, protocols: Mapping | None = None,
     out = Path(args.out)
     print(f"{len(expansion.cells)} cells -> {out}/cells/", file=sys.stderr)
     try:
-        summary = run(expansion.cells, out, protocols=protocols, loader=loader, methods=methods,
-                      options=options, backend=args.backend, n_jobs=args.n_jobs,
+        summary = run(expansion.cells, out, suite, backend=args.backend, n_jobs=args.n_jobs,
                       scheduler=args.scheduler, max_cells=args.max_cells,
-                      progress=not args.no_progress, maskings=maskings)
+                      progress=not args.no_progress)
     except KeyboardInterrupt:
         print("run_all: interrupted; finished cells are stored, rerun the same command to "
               "resume", file=sys.stderr)
@@ -237,13 +236,16 @@ def main(argv: Sequence[str] | None = None, *, protocols: Mapping | None = None,
     keys = {c.key for c in expansion.cells}
     table, failures = collect(out, keys=keys)
     paths = write_tables(table, out)
+    table_summary = summarise(table)
     plot_notes: list[str] = []
-    plots = [] if args.no_plots else make_plots(out, table, keys=keys, notes=plot_notes)
+    plots = [] if args.no_plots else make_plots(out, table, table_summary, keys=keys,
+                                                notes=plot_notes)
     info = manifest(argv, started, datetime.now(timezone.utc).isoformat(), machine(),
                     vars(summary), expansion.skipped)
     (out / "manifest.json").write_text(json.dumps(info, indent=1, default=str),
                                        encoding="utf-8")
-    report = write_report(out, table, failures, info, plots=plots, plot_notes=plot_notes)
+    report = write_report(out, table, table_summary, failures, info, plots=plots,
+                          plot_notes=plot_notes)
     print(f"wrote {', '.join(str(p) for p in [*paths, out / 'manifest.json', report])} and "
           f"{len(plots)} plot(s)", file=sys.stderr)
     if len(failures):

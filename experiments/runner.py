@@ -3,15 +3,9 @@
 Cells are sent to workers a task at a time (the cells sharing dataset, protocol, setting and
 seed, which differ only in method or masking), so a worker loads the data and samples the task
 once for all of them. With loky the worker stores each cell as soon as it finishes; with dask
-(whose workers may be on other machines) the client stores what comes back.
-
-Each finished cell is stored as ``<out>/cells/<key>.json`` (spec, status, metric rows, runtime,
-task info, error and traceback for a failed cell), written atomically: a temporary file in the
-same folder is renamed over the target, so a reader never sees half a file. Per-item scores, when
-the protocol returns them, go to ``<key>.scores.parquet`` (``.csv.gz`` without pyarrow), written
-before the JSON, which is the cell's commit marker. A rerun skips every cell whose JSON says
-``ok`` and recomputes failed and missing ones only; a record file that is not a JSON object
-(truncated by a full disk, edited by hand) is reported on one stderr line and read as missing.
+(whose workers may be on other machines) the client stores what comes back. Cells are stored in
+a :class:`experiments.cells.CellStore`; a rerun skips every cell stored ``ok`` and recomputes
+failed and missing ones only.
 
 Per-item scores come back from ``protocol.evaluate`` in either of two ways: rows of the result
 with a non-null ``y_score`` column (and ``y_true``; metric rows leave them empty), or a DataFrame
@@ -20,175 +14,35 @@ in ``result.attrs["scores"]``.
 
 from __future__ import annotations
 
-import gzip
-import io
 import json
 import os
 import platform
 import shutil
 import socket
-import sys
-import tempfile
 import time
 import threading
 import traceback
-from collections import OrderedDict
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Iterable, Mapping
+from typing import Iterable
 
 import pandas as pd
 
-from experiments.grid import Cell, configured, normalise
-from experiments.methods import (
-    DEFAULT_OPTIONS,
-    MASKINGS,
-    METHODS,
-    Masked,
-    MethodOptions,
-    MethodSpec,
-    WithParams,
-)
+from experiments.cells import CellStore, write_atomic
+from experiments.grid import Cell, normalise
+from experiments.suite import Suite
 from stylo.progress import listening
 
-__all__ = ["CellStore", "RunSummary", "dask_distributed", "execute_cell", "execute_task", "run",
-           "write_atomic"]
+__all__ = ["RunSummary", "dask_distributed", "execute_cell", "execute_task", "machine", "run"]
 
 METRIC_COLUMNS = ("metric", "value", "n", "group")
 SCORE_COLUMNS = ("y_true", "y_score")
 _TRACEBACK_LINES = 25
 
 
-def write_atomic(path: Path, data: bytes, durable: bool = True) -> None:
-    """Write ``data`` to ``path`` so that ``path`` is either absent, the old file or complete;
-    ``durable`` also syncs it to disk first (results do; throw-away progress notes need not)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            if durable:
-                fh.flush()
-                os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def _has_parquet() -> bool:
-    try:
-        import pyarrow  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-class CellStore:
-    """The ``cells/`` folder of a run: one JSON record (and maybe a scores file) per cell."""
-
-    def __init__(self, out_dir: str | Path):
-        self.dir = Path(out_dir) / "cells"
-
-    def record_path(self, key: str) -> Path:
-        return self.dir / f"{key}.json"
-
-    @staticmethod
-    def _load(path: Path, then: str) -> dict | None:
-        """The record in ``path``, or None when it is not a JSON object, which is reported on
-        one stderr line naming the file and ending in ``then`` (what happens to the cell)."""
-        try:
-            with open(path, encoding="utf-8") as fh:
-                rec = json.load(fh)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            problem = f"{type(exc).__name__}: {exc}"
-        else:
-            if isinstance(rec, dict):
-                return rec
-            problem = f"a JSON {type(rec).__name__}, not an object"
-        print(f"run_all: corrupt cell file {path} ({problem}); {then}", file=sys.stderr)
-        return None
-
-    def read(self, key: str) -> dict | None:
-        """The record of ``key``; None when absent or corrupt (so the cell is recomputed)."""
-        path = self.record_path(key)
-        if not path.is_file():
-            return None
-        return self._load(path, "recomputing")
-
-    def records(self, keys: set[str] | None = None) -> list[dict]:
-        """Stored records, all or those of ``keys``; corrupt files are reported and skipped
-        (temporary files start with a dot and are never matched)."""
-        out = []
-        for path in sorted(self.dir.glob("[!.]*.json")):
-            if keys is not None and path.stem not in keys:
-                continue
-            rec = self._load(path, "skipped")
-            if rec is not None:
-                out.append(rec)
-        return out
-
-    def is_done(self, key: str) -> bool:
-        rec = self.read(key)
-        return rec is not None and rec.get("status") == "ok"
-
-    def scores(self, record: dict) -> pd.DataFrame | None:
-        name = record.get("scores_file")
-        if not name:
-            return None
-        path = self.dir / name
-        return pd.read_parquet(path) if name.endswith(".parquet") else pd.read_csv(path)
-
-    def write(self, record: dict, scores: pd.DataFrame | None) -> None:
-        record = dict(record)
-        if scores is not None and len(scores):
-            if _has_parquet():
-                name, buf = f"{record['key']}.scores.parquet", io.BytesIO()
-                scores.to_parquet(buf, index=False)
-                data = buf.getvalue()
-            else:
-                name = f"{record['key']}.scores.csv.gz"
-                data = _gzip_csv(scores)
-            write_atomic(self.dir / name, data)
-            record["scores_file"] = name
-        text = json.dumps(record, indent=1, sort_keys=True, default=str)
-        write_atomic(self.record_path(record["key"]), text.encode("utf-8"))
-
-
-def _gzip_csv(frame: pd.DataFrame) -> bytes:
-    return gzip.compress(frame.to_csv(index=False).encode("utf-8"), mtime=0)
-
-
 # -- worker side ---------------------------------------------------------------------------
-
-class _LRU:
-    """A tiny per-process cache: loaded datasets and sampled tasks, reused by later cells."""
-
-    def __init__(self, size: int):
-        self.size, self.items = size, OrderedDict()
-
-    def get(self, key, make: Callable):
-        if key in self.items:
-            self.items.move_to_end(key)
-            return self.items[key]
-        value = make()
-        self.items[key] = value
-        if len(self.items) > self.size:
-            self.items.popitem(last=False)
-        return value
-
-
-_DATA = _LRU(1)  # cells come ordered by dataset; one corpus in memory is enough
-_TASKS = _LRU(2)
-
-
-def _qualname(fn) -> str:
-    return f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', repr(fn))}"
-
 
 def _split_result(result: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame | None]:
     if not isinstance(result, pd.DataFrame):
@@ -246,57 +100,74 @@ def _cell_progress(cell: Cell, progress_dir: str | None):
         path.unlink(missing_ok=True)
 
 
-def execute_cell(cell: Cell, protocol, factory: Callable, loader: Callable,
-                 options: MethodOptions, progress_dir: str | None = None
+def _started(cell: Cell) -> dict:
+    return {"key": cell.key, "spec": cell.spec(), "host": socket.gethostname(),
+            "pid": os.getpid(), "started": datetime.now(timezone.utc).isoformat()}
+
+
+def _failure(exc: Exception) -> dict:
+    tb = traceback.format_exc().rstrip().splitlines()
+    return {"status": "failed", "error": f"{type(exc).__name__}: {exc}",
+            "traceback": "\n".join(tb[-_TRACEBACK_LINES:])}
+
+
+def _finished(record: dict) -> dict:
+    return {**record, "finished": datetime.now(timezone.utc).isoformat()}
+
+
+def execute_cell(cell: Cell, protocol, task, suite: Suite, progress_dir: str | None = None
                  ) -> tuple[dict, pd.DataFrame | None]:
-    """Run one cell; never raises for an ordinary error (the record says ``failed``).
+    """Run one cell on its sampled ``task`` (from :meth:`Suite.task`); never raises for an
+    ordinary error (the record says ``failed``).
 
     Returns the record (JSON-able dict) and the per-item scores (or None). With
     ``progress_dir``, progress inside the cell is written there (see :func:`_cell_progress`).
     """
-    started = datetime.now(timezone.utc)
-    record = {"key": cell.key, "spec": cell.spec(), "host": socket.gethostname(),
-              "pid": os.getpid(), "started": started.isoformat()}
+    record = _started(cell)
     t0 = time.perf_counter()
     scores = None
     stack = ExitStack()
     try:
         stack.enter_context(_cell_progress(cell, progress_dir))
-        lkey = (_qualname(loader), cell.task_key[0], cell.task_key[1])
-        data = _DATA.get(lkey, lambda: loader(cell.dataset, **dict(cell.load)))
-        task = _TASKS.get((_qualname(loader), _qualname(type(protocol)), *cell.task_key),
-                          lambda: protocol.sample(data, dict(cell.setting), int(cell.seed)))
-        t1 = time.perf_counter()
-        method = factory(int(cell.seed), options)
-        result = protocol.evaluate(method, task)
-        runtime = time.perf_counter() - t1
+        result = protocol.evaluate(suite.method(cell), task)
+        runtime = time.perf_counter() - t0
         rows, scores = _split_result(result)
         record.update(status="ok", rows=_jsonable_rows(rows), runtime=runtime,
-                      task_seconds=t1 - t0, info=_safe_info(getattr(task, "info", {})))
+                      info=_safe_info(getattr(task, "info", {})))
     except Exception as exc:  # recorded, so one bad cell does not stop the grid
-        tb = traceback.format_exc().rstrip().splitlines()
-        record.update(status="failed", error=f"{type(exc).__name__}: {exc}",
-                      traceback="\n".join(tb[-_TRACEBACK_LINES:]),
-                      runtime=time.perf_counter() - t0)
+        record.update(_failure(exc), runtime=time.perf_counter() - t0)
     finally:
         stack.close()
-    record["finished"] = datetime.now(timezone.utc).isoformat()
-    return record, scores
+    return _finished(record), scores
 
 
-def execute_task(cells: list[Cell], protocol, factories: list[Callable], loader: Callable,
-                 options: MethodOptions, store_dir: str | None = None,
+def execute_task(suite: Suite, cells: list[Cell], store_dir: str | None = None,
                  progress_dir: str | None = None) -> list[tuple[dict, pd.DataFrame | None]]:
-    """Run the cells of one task in order (the task is sampled once, see ``_TASKS``).
+    """Load the data and sample the task of ``cells`` (cells of one ``task_key``) once, then
+    run the cells in order; when the task cannot be made, every cell fails with that error.
 
     With ``store_dir`` each cell is stored there as soon as it finishes, so an interrupted
     task loses no finished cell; its record then says ``stored`` and its scores are not sent
     back. ``progress_dir``: see :func:`execute_cell`.
     """
     store = CellStore(store_dir) if store_dir is not None else None
+    t0 = time.perf_counter()
+    try:
+        with _cell_progress(cells[0], progress_dir):
+            protocol, task = suite.task(cells[0])
+        problem = None
+    except Exception as exc:  # e.g. a corpus that loaded while listing settings is gone
+        problem = _failure(exc)
+    # the first cell's record carries the time its task took to load and sample
+    task_seconds = time.perf_counter() - t0
     out = []
-    for cell, factory in zip(cells, factories, strict=True):
-        record, scores = execute_cell(cell, protocol, factory, loader, options, progress_dir)
+    for cell in cells:
+        if problem is None:
+            record, scores = execute_cell(cell, protocol, task, suite, progress_dir)
+            record["task_seconds"] = task_seconds
+        else:
+            record, scores = _finished({**_started(cell), **problem, "runtime": task_seconds}), None
+        task_seconds = 0.0
         if store is not None:
             store.write(record, scores)
             record, scores = {**record, "stored": True}, None
@@ -351,7 +222,7 @@ def _dask_results(payloads: list[tuple], n_jobs: int, scheduler: str | None) -> 
                                   processes=True, silence_logs=40)
         client = dd.Client(cluster)
     try:
-        futures = [client.submit(execute_task, *p, pure=False, key=f"task-{p[0][0].key}")
+        futures = [client.submit(execute_task, *p, pure=False, key=f"task-{p[1][0].key}")
                    for p in payloads]
         try:
             for fut in dd.as_completed(futures):
@@ -364,25 +235,14 @@ def _dask_results(payloads: list[tuple], n_jobs: int, scheduler: str | None) -> 
             cluster.close()
 
 
-def _factory(cell: Cell, methods: Mapping[str, MethodSpec], maskings: Mapping[str, Callable]
-             ) -> Callable:
-    factory = methods[cell.method].factory
-    if cell.method_params:
-        factory = WithParams(factory, cell.method_params)
-    return factory if cell.masking is None else Masked(factory, maskings[cell.masking])
+def run(cells: list[Cell], out_dir: str | Path, suite: Suite, *, backend: str = "loky",
+        n_jobs: int = 1, scheduler: str | None = None, max_cells: int | None = None,
+        progress: bool = True) -> RunSummary:
+    """Compute every cell not already stored ``ok`` under ``out_dir`` with ``suite``'s
+    protocols, data, methods and options, and store it.
 
-
-def run(cells: list[Cell], out_dir: str | Path, *, protocols: Mapping, loader: Callable,
-        methods: Mapping[str, MethodSpec] = METHODS, options: MethodOptions = DEFAULT_OPTIONS,
-        backend: str = "loky", n_jobs: int = 1, scheduler: str | None = None,
-        max_cells: int | None = None, progress: bool = True,
-        maskings: Mapping[str, Callable] = MASKINGS) -> RunSummary:
-    """Compute every cell not already stored ``ok`` under ``out_dir`` and store it.
-
-    ``protocols`` maps names to protocol objects, ``methods`` names to MethodSpecs,
-    ``maskings`` names to verifier wrappers;
-    ``loader(name, **load)`` loads a dataset. ``max_cells`` stops after that many cells (a
-    rerun continues). KeyboardInterrupt stops the run; finished cells stay stored.
+    ``max_cells`` stops after that many cells (a rerun continues). KeyboardInterrupt stops
+    the run; finished cells stay stored.
     """
     if backend not in ("loky", "dask"):
         raise ValueError(f"backend must be 'loky' or 'dask', got {backend!r}")
@@ -397,7 +257,6 @@ def run(cells: list[Cell], out_dir: str | Path, *, protocols: Mapping, loader: C
     pending = [c for c in unique if not store.is_done(c.key)]
     done_before = len(unique) - len(pending)
     todo = pending if max_cells is None else pending[:max(0, max_cells)]
-    instances: dict = {}
     tasks: dict[tuple, list[Cell]] = {}
     for c in todo:
         tasks.setdefault(c.task_key, []).append(c)
@@ -408,14 +267,7 @@ def run(cells: list[Cell], out_dir: str | Path, *, protocols: Mapping, loader: C
         # notes left by a run that was killed would show as live work
         shutil.rmtree(progress_dir, ignore_errors=True)
         Path(progress_dir).mkdir()
-    payloads = []
-    for group in tasks.values():
-        pkey = group[0].task_key[2:4]
-        if pkey not in instances:
-            instances[pkey] = configured(protocols, group[0].protocol,
-                                         group[0].protocol_params)
-        payloads.append((group, instances[pkey], [_factory(c, methods, maskings) for c in group],
-                         loader, options, store_dir, progress_dir))
+    payloads = [(suite, group, store_dir, progress_dir) for group in tasks.values()]
     computed = failed = 0
     if payloads:
         results = (_dask_results(payloads, n_jobs, scheduler) if backend == "dask"

@@ -10,8 +10,8 @@ from experiments_standins import ToyRanking, ToyVerification, toy_grid, toy_load
 import baselines.__main__ as pan_cli
 from baselines.pan_io import write_pan20_format
 from baselines.random_guess import RandomGuess
+from baselines.registry import METHODS, MethodSpec
 from experiments import run_all
-from experiments.methods import METHODS, MethodSpec
 from stylo.datasets import registry
 from stylo.protocols import PROTOCOLS as REGISTERED
 
@@ -26,7 +26,7 @@ class NoSettings(ToyRanking):
 PROTOCOLS = {"toy_verification": ToyVerification(), "toy_ranking": ToyRanking(),
              "toy_none": NoSettings()}
 METHODS_ = {"random": METHODS["random"],
-            "hosted": MethodSpec(lambda seed, o: RandomGuess(seed), hosted_llm=True)}
+            "hosted": MethodSpec(lambda seed, o: RandomGuess(seed), needs_server=True)}
 
 
 def _run_all(argv, tmp_path, **kw):
@@ -154,8 +154,8 @@ def test_pan_cli_training_pairs_of_one_class_are_one_line(tmp_path, pan_input, c
     pairs = synthetic_pairs(10, seed=0)
     one_class = pairs.subset(pairs.labels)
     train = write_pan20_format(one_class, tmp_path / "train")
-    line = _one_line_exit_2(lambda: pan_cli.main(["svm-pair", "-i", str(pan_input), "-o",
+    line = _one_line_exit_2(lambda: pan_cli.main(["logreg-pair", "-i", str(pan_input), "-o",
                                                   str(tmp_path / "o"), "--train", str(train)]),
                             capsys)
-    assert line.startswith(f"baselines: --train {train}: svm-pair cannot be fitted on these "
+    assert line.startswith(f"baselines: --train {train}: logreg-pair cannot be fitted on these "
                            f"pairs: ") and "different-author" in line

@@ -12,12 +12,12 @@ from experiments.grid import (
     GridSpec,
     KindScope,
     cell_key,
-    configured,
     expand,
     full_grid,
     quick_grid,
 )
-from experiments.methods import METHODS, MethodOptions, MethodSpec, available_methods
+from baselines.registry import METHODS, MethodOptions, MethodSpec, unavailable
+from experiments.suite import Suite
 
 PROTOCOLS = {"toy_verification": ToyVerification(), "toy_ranking": ToyRanking()}
 
@@ -50,7 +50,7 @@ def test_cell_key_changes_with_any_field():
 
 def test_expand_counts_cells_and_reports_missing_datasets():
     grid = toy_grid("toy", "missing_one", seeds=[0, 1])
-    exp = expand(grid, PROTOCOLS, toy_loader)
+    exp = expand(grid, Suite(PROTOCOLS, toy_loader))
     # 2 protocols x 2 settings x 2 seeds x 1 method
     assert len(exp.cells) == 8
     assert len({c.key for c in exp.cells}) == 8
@@ -63,22 +63,22 @@ def test_expand_counts_cells_and_reports_missing_datasets():
 
 def test_protocol_dataset_restriction_and_protocol_filter():
     grid = toy_grid("toy", "toy2", protocol_datasets={"toy_ranking": ["toy2"]})
-    exp = expand(grid, PROTOCOLS, toy_loader)
+    exp = expand(grid, Suite(PROTOCOLS, toy_loader))
     assert {(c.dataset, c.protocol) for c in exp.cells} == {
         ("toy", "toy_verification"), ("toy2", "toy_verification"), ("toy2", "toy_ranking")}
     grid.protocols = ["toy_ranking"]
-    assert {c.protocol for c in expand(grid, PROTOCOLS, toy_loader).cells} == {"toy_ranking"}
+    assert {c.protocol for c in expand(grid, Suite(PROTOCOLS, toy_loader)).cells} == {"toy_ranking"}
 
 
 def test_protocol_params_rebuild_the_protocol_and_enter_the_key():
     plain = toy_grid(max_settings=1, protocols=["toy_verification"])
     small = toy_grid(max_settings=1, protocols=["toy_verification"],
                      protocol_params={"toy_verification": {"n_pairs": 6}})
-    (a,) = expand(plain, PROTOCOLS, toy_loader).cells
-    (b,) = expand(small, PROTOCOLS, toy_loader).cells
+    (a,) = expand(plain, Suite(PROTOCOLS, toy_loader)).cells
+    (b,) = expand(small, Suite(PROTOCOLS, toy_loader)).cells
     assert a.setting == b.setting and a.key != b.key
     assert b.spec()["protocol_params"] == {"n_pairs": 6}
-    proto = configured(PROTOCOLS, "toy_verification", b.protocol_params)
+    proto = Suite(PROTOCOLS, toy_loader).protocol("toy_verification", b.protocol_params)
     assert proto.n_pairs == 6 and PROTOCOLS["toy_verification"].n_pairs == 20
     assert len(proto.sample(toy_loader("toy"), dict(b.setting), 0).y) == 6
 
@@ -86,22 +86,23 @@ def test_protocol_params_rebuild_the_protocol_and_enter_the_key():
 def test_unknown_names_are_clear_errors():
     grid = GridSpec(datasets=[DatasetSpec("toy")], seeds=[0], methods=["nope"])
     with pytest.raises(ValueError, match="unknown method"):
-        expand(grid, PROTOCOLS, toy_loader)
+        expand(grid, Suite(PROTOCOLS, toy_loader))
     grid = toy_grid(protocols=["nope"])
     with pytest.raises(ValueError, match="unknown protocol"):
-        expand(grid, PROTOCOLS, toy_loader)
+        expand(grid, Suite(PROTOCOLS, toy_loader))
 
 
 def test_hosted_llm_methods_need_url_and_model_and_key_on_them():
     methods = {"random": METHODS["random"],
-               "hosted": MethodSpec(lambda seed, o: RandomGuess(seed), hosted_llm=True)}
-    assert available_methods(MethodOptions(), methods) == ["random"]
+               "hosted": MethodSpec(lambda seed, o: RandomGuess(seed), needs_server=True)}
+    assert unavailable(methods["hosted"], MethodOptions()) == \
+        "needs --llm-base-url and --llm-model"
     grid = GridSpec(datasets=[DatasetSpec("toy")], seeds=[0], max_settings=1)
-    exp = expand(grid, PROTOCOLS, toy_loader, methods=methods)
+    exp = expand(grid, Suite(PROTOCOLS, toy_loader, methods=methods))
     assert {c.method for c in exp.cells} == {"random"}
     assert any("hosted" in s for s in exp.skipped)
     opts = MethodOptions(llm_base_url="http://127.0.0.1:9/v1", llm_model="m")
-    cells = expand(grid, PROTOCOLS, toy_loader, methods=methods, options=opts).cells
+    cells = expand(grid, Suite(PROTOCOLS, toy_loader, methods=methods, options=opts)).cells
     hosted = [c for c in cells if c.method == "hosted"]
     assert hosted and all(c.method_options == {"llm_base_url": "http://127.0.0.1:9/v1",
                                                "llm_model": "m"} for c in hosted)
@@ -112,23 +113,23 @@ def test_kind_scopes_limit_slow_methods_to_their_protocols_datasets_and_seeds():
                "slow": MethodSpec(lambda seed, o: RandomGuess(seed), kind="llm")}
     grid = GridSpec(datasets=[DatasetSpec("toy")], seeds=[0, 1, 2], methods=["random", "slow"],
                     kind_scopes={"llm": KindScope({"toy_ranking": ["toy"]}, n_seeds=1)})
-    cells = expand(grid, PROTOCOLS, toy_loader, methods=methods).cells
+    cells = expand(grid, Suite(PROTOCOLS, toy_loader, methods=methods)).cells
     slow = [c for c in cells if c.method == "slow"]
     fast = [c for c in cells if c.method == "random"]
     assert {(c.protocol, c.seed) for c in slow} == {("toy_ranking", 0)}
     assert len(slow) == 2  # both settings of toy_ranking, first seed only
     assert {(c.protocol, c.seed) for c in fast} == {(p, s) for p in PROTOCOLS for s in (0, 1, 2)}
     grid.kind_scopes = {"llm": KindScope({"toy_ranking": ["another"]})}
-    assert not [c for c in expand(grid, PROTOCOLS, toy_loader, methods=methods).cells
+    assert not [c for c in expand(grid, Suite(PROTOCOLS, toy_loader, methods=methods)).cells
                 if c.method == "slow"]
     grid.kind_scopes = {"llm": KindScope({"toy_ranking": ["toy"]},
                                          settings={"toy_ranking": [{"n_authors": 3}]})}
-    slow = [c for c in expand(grid, PROTOCOLS, toy_loader, methods=methods).cells
+    slow = [c for c in expand(grid, Suite(PROTOCOLS, toy_loader, methods=methods)).cells
             if c.method == "slow"]
     assert {c.setting["n_authors"] for c in slow} == {3} and len(slow) == 3  # three seeds
     grid.kind_scopes = {"llm": KindScope({"toy_verification": ["toy"]}, n_seeds=1,
                                          protocol_params={"toy_verification": {"n_pairs": 4}})}
-    cells = expand(grid, PROTOCOLS, toy_loader, methods=methods).cells
+    cells = expand(grid, Suite(PROTOCOLS, toy_loader, methods=methods)).cells
     slow = [c for c in cells if c.method == "slow"]
     assert slow and all(c.protocol_params == {"n_pairs": 4} for c in slow)
     assert all(c.protocol_params == {} for c in cells if c.method == "random")
@@ -148,7 +149,7 @@ def test_maskings_for_chosen_methods_and_one_seed_for_fixed_protocols():
     grid = toy_grid(seeds=(0, 1), methods=("random", "other"), maskings=["mask"],
                     masking_protocols=["toy_verification"], masking_methods=["other"],
                     single_seed_protocols=["toy_ranking"])
-    cells = expand(grid, PROTOCOLS, toy_loader, methods=methods, maskings=maskings).cells
+    cells = expand(grid, Suite(PROTOCOLS, toy_loader, methods=methods, maskings=maskings)).cells
     masked = {(c.protocol, c.method) for c in cells if c.masking == "mask"}
     assert masked == {("toy_verification", "other")}
     assert {c.seed for c in cells if c.protocol == "toy_ranking"} == {0}
@@ -158,20 +159,18 @@ def test_maskings_for_chosen_methods_and_one_seed_for_fixed_protocols():
 
 
 def test_method_params_enter_the_key_and_reach_the_verifier():
-    from experiments.methods import MASKINGS
-    from experiments.runner import _factory
     plain = toy_grid(max_settings=1, protocols=["toy_verification"], methods=("impostors",))
     tuned = toy_grid(max_settings=1, protocols=["toy_verification"], methods=("impostors",),
                      method_params={"impostors": {"n_iter": 7}})
-    (a,) = expand(plain, PROTOCOLS, toy_loader).cells
-    (b,) = expand(tuned, PROTOCOLS, toy_loader).cells
+    (a,) = expand(plain, Suite(PROTOCOLS, toy_loader)).cells
+    (b,) = expand(tuned, Suite(PROTOCOLS, toy_loader)).cells
     assert "method_params" not in a.spec() and b.spec()["method_params"] == {"n_iter": 7}
     assert a.key != b.key and a.task_key == b.task_key
-    assert _factory(a, METHODS, MASKINGS)(0, MethodOptions()).n_iter == 100
-    assert _factory(b, METHODS, MASKINGS)(0, MethodOptions()).n_iter == 7
+    suite = Suite(PROTOCOLS, toy_loader)
+    assert suite.method(a).n_iter == 100 and suite.method(b).n_iter == 7
     tuned.method_params = {"nope": {"n_iter": 7}}
     with pytest.raises(ValueError, match="unknown method"):
-        expand(tuned, PROTOCOLS, toy_loader)
+        expand(tuned, Suite(PROTOCOLS, toy_loader))
 
 
 def test_attribution_methods_run_only_on_attribution_protocols():
@@ -191,6 +190,6 @@ def test_a_method_scope_wins_over_its_kind_scope():
     grid = GridSpec(datasets=[DatasetSpec("d1"), DatasetSpec("d2")], seeds=[0, 1],
                     kind_scopes={"llm": KindScope({"toy_verification": ["d1"]}, n_seeds=1),
                                  "other": KindScope({"toy_verification": ["d2"]})})
-    cells = expand(grid, PROTOCOLS, toy_loader, methods=methods).cells
+    cells = expand(grid, Suite(PROTOCOLS, toy_loader, methods=methods)).cells
     assert {(c.method, c.dataset, c.seed) for c in cells} == {
         ("random", "d1", 0), ("other", "d2", 0), ("other", "d2", 1)}

@@ -12,8 +12,9 @@ from experiments_standins import ToyVerification, toy_grid, toy_loader
 from experiments import plots
 from experiments.grid import expand
 from experiments.plots import heatmaps, make_plots, method_styles, rank_at_k_curves
-from experiments.report import collect, write_report
+from experiments.report import collect, summarise, write_report
 from experiments.runner import run
+from experiments.suite import Suite
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -65,8 +66,9 @@ def test_figures_that_show_nothing_are_not_drawn_and_noted(tmp_path):
 
 
 def test_flat_plot_notes_are_in_the_report(tmp_path):
-    report = write_report(tmp_path, pd.DataFrame(columns=["protocol"]), pd.DataFrame(),
-                          {}, published=pd.DataFrame(),
+    empty = pd.DataFrame(columns=["protocol"])
+    report = write_report(tmp_path, empty, summarise(empty), pd.DataFrame(), {},
+                          published=pd.DataFrame(),
                           plot_notes=["Rank@k x: not drawn, every method has Rank@k 100%"])
     assert "- Rank@k x: not drawn, every method has Rank@k 100%" in report.read_text()
 
@@ -78,12 +80,13 @@ class AlwaysFailing(ToyVerification):
 
 def test_every_cell_failed_draws_nothing_and_keeps_the_failures(tmp_path):
     protocols = {"toy_verification": AlwaysFailing()}
-    cells = expand(toy_grid(), protocols, toy_loader).cells
-    run(cells, tmp_path, protocols=protocols, loader=toy_loader, progress=False)
+    cells = expand(toy_grid(), Suite(protocols, toy_loader)).cells
+    run(cells, tmp_path, Suite(protocols, toy_loader), progress=False)
     table, failures = collect(tmp_path)
     assert table.empty and len(failures) == len(cells) == 2
-    assert make_plots(tmp_path, table) == []
-    report = write_report(tmp_path, table, failures, {}).read_text()
+    summary = summarise(table)
+    assert make_plots(tmp_path, table, summary) == []
+    report = write_report(tmp_path, table, summary, failures, {}).read_text()
     assert "## Failed cells" in report and report.count("stand-in server unreachable") == 2
 
 
@@ -93,7 +96,7 @@ def test_without_matplotlib_no_plot_and_one_line(tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
     table = pd.DataFrame({"method": ["ppm"]})
     notes = []
-    assert make_plots(tmp_path, table, notes=notes) == []
+    assert make_plots(tmp_path, table, pd.DataFrame(), notes=notes) == []
     err = capsys.readouterr().err
     line = "plots skipped: matplotlib is not installed (pip install 'stylo[viz]')"
     assert err == line + "\n" and notes == [line]

@@ -19,6 +19,7 @@ from experiments.report import (
     write_report,
 )
 from experiments.runner import run
+from experiments.suite import Suite
 
 PROTOCOLS = {"toy_verification": ToyVerification(), "toy_ranking": ToyRanking()}
 
@@ -26,8 +27,8 @@ PROTOCOLS = {"toy_verification": ToyVerification(), "toy_ranking": ToyRanking()}
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("run")
-    cells = expand(toy_grid(seeds=[0, 1]), PROTOCOLS, toy_loader).cells
-    run(cells, out, protocols=PROTOCOLS, loader=toy_loader, progress=False)
+    cells = expand(toy_grid(seeds=[0, 1]), Suite(PROTOCOLS, toy_loader)).cells
+    run(cells, out, Suite(PROTOCOLS, toy_loader), progress=False)
     return out
 
 
@@ -140,7 +141,8 @@ def test_leaderboard_puts_the_best_complement_of_brier_first():
 @pytest.mark.extra("viz")
 def test_report_and_plots(finished_run):
     table, failures = collect(finished_run)
-    plots = make_plots(finished_run, table)
+    summary = summarise(table)
+    plots = make_plots(finished_run, table, summary)
     names = sorted(p.name.split("__")[0] for p in plots)
     # ROC for both toy_verification settings, Rank@k for both toy_ranking settings, one
     # accuracy-vs-authors figure and a heatmap per protocol; no masking data, so no masking plot
@@ -149,7 +151,7 @@ def test_report_and_plots(finished_run):
     assert all(p.stat().st_size > 1000 for p in plots)
     info = {"command": ["python", "-m", "experiments.run_all"], "summary": {"total": 16},
             "skipped": ["dataset missing: not available"]}
-    report = write_report(finished_run, table, failures, info, plots=plots).read_text()
+    report = write_report(finished_run, table, summary, failures, info, plots=plots).read_text()
     assert "## toy_ranking" in report and "## Leaderboard" in report
     assert "dataset missing: not available" in report and "(plots/roc__" in report
 
@@ -180,13 +182,12 @@ def test_masking_bars_drawn_only_with_masking_settings(tmp_path):
 def test_masking_cells_show_as_a_setting_and_get_bars(tmp_path):
     grid = toy_grid(maskings=["upper"], masking_protocols=["toy_verification"])
     maskings = {"upper": UpperCased}
-    cells = expand(grid, PROTOCOLS, toy_loader, maskings=maskings).cells
-    plain = expand(toy_grid(), PROTOCOLS, toy_loader).cells
+    cells = expand(grid, Suite(PROTOCOLS, toy_loader, maskings=maskings)).cells
+    plain = expand(toy_grid(), Suite(PROTOCOLS, toy_loader)).cells
     # one masked cell beside each toy_verification cell; unmasked keys are unchanged
     assert len(cells) == len(plain) + 2
     assert {c.key for c in plain} < {c.key for c in cells}
-    run(cells, tmp_path, protocols=PROTOCOLS, loader=toy_loader, maskings=maskings,
-        progress=False)
+    run(cells, tmp_path, Suite(PROTOCOLS, toy_loader, maskings=maskings), progress=False)
     table, failures = collect(tmp_path)
     assert failures.empty
     auc = table[(table["metric"] == "auc") & table["setting"].str.contains('"mix": "half"')]
@@ -215,11 +216,11 @@ def test_report_header_says_how_many_cells_did_not_run(tmp_path):
     empty = pd.DataFrame(columns=["dataset", "protocol", "setting", "method", "seed", "group",
                                   "metric", "value", "n", "runtime", "key"])
     info = {"summary": {"total": 10, "already_done": 7, "computed": 0, "not_run": 3}}
-    text = write_report(tmp_path, empty, pd.DataFrame(), info, published=pd.DataFrame()
-                        ).read_text()
+    text = write_report(tmp_path, empty, summarise(empty), pd.DataFrame(), info,
+                        published=pd.DataFrame()).read_text()
     assert "10 in the grid, 7 reused, 0 computed, 0 failed, 3 not run (the run was stopped " \
            "early; rerun it to resume)." in text
     info["summary"]["not_run"] = 0
-    text = write_report(tmp_path, empty, pd.DataFrame(), info, published=pd.DataFrame()
-                        ).read_text()
+    text = write_report(tmp_path, empty, summarise(empty), pd.DataFrame(), info,
+                        published=pd.DataFrame()).read_text()
     assert "0 computed, 0 failed.\n" in text.replace("  \n", "\n")

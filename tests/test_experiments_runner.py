@@ -15,32 +15,35 @@ from experiments_standins import (
     toy_loader,
 )
 
+from baselines.registry import METHODS
 from experiments import run_all
+from experiments.cells import CellStore, write_atomic
 from experiments.grid import expand
 from experiments.report import collect
-from experiments.runner import CellStore, run, write_atomic
+from experiments.runner import execute_task, run
+from experiments.suite import Suite
 
 PROTOCOLS = {"toy_verification": ToyVerification(), "toy_ranking": ToyRanking()}
 GRID = toy_grid("toy", "missing_x", seeds=[0, 1])
 
 
 def _cells(protocols=PROTOCOLS):
-    return expand(GRID, protocols, toy_loader).cells
+    return expand(GRID, Suite(protocols, toy_loader)).cells
 
 
 def test_resume_after_max_cells_recomputes_only_unfinished(tmp_path):
     cells = _cells()
-    first = run(cells, tmp_path, protocols=PROTOCOLS, loader=toy_loader, max_cells=3,
+    first = run(cells, tmp_path, Suite(PROTOCOLS, toy_loader), max_cells=3,
                 progress=False)
     assert (first.computed, first.already_done, first.not_run) == (3, 0, len(cells) - 3)
     store = CellStore(tmp_path)
     stamps = {r["key"]: r["finished"] for r in store.records()}
-    second = run(cells, tmp_path, protocols=PROTOCOLS, loader=toy_loader, progress=False)
+    second = run(cells, tmp_path, Suite(PROTOCOLS, toy_loader), progress=False)
     assert (second.already_done, second.computed, second.not_run) == (3, len(cells) - 3, 0)
     # the three finished cells were not rewritten
     assert {k: r["finished"] for r in store.records() for k in [r["key"]] if k in stamps} \
         == stamps
-    third = run(cells, tmp_path, protocols=PROTOCOLS, loader=toy_loader, progress=False)
+    third = run(cells, tmp_path, Suite(PROTOCOLS, toy_loader), progress=False)
     assert (third.already_done, third.computed) == (len(cells), 0)
 
 
@@ -48,20 +51,20 @@ def test_resume_after_keyboard_interrupt(tmp_path):
     interrupting = {**PROTOCOLS, "toy_verification": InterruptingVerification(after=2)}
     cells = _cells(interrupting)
     with pytest.raises(KeyboardInterrupt, match="interrupted at evaluation 3"):
-        run(cells, tmp_path, protocols=interrupting, loader=toy_loader, n_jobs=1,
+        run(cells, tmp_path, Suite(interrupting, toy_loader), n_jobs=1,
             progress=False)
     stored = CellStore(tmp_path).records()
     assert len(stored) == 2 and all(r["status"] == "ok" for r in stored)
     assert not [p for p in (tmp_path / "cells").iterdir() if p.name.startswith(".")]
-    again = run(cells, tmp_path, protocols=PROTOCOLS, loader=toy_loader, progress=False)
+    again = run(cells, tmp_path, Suite(PROTOCOLS, toy_loader), progress=False)
     assert (again.already_done, again.computed) == (2, len(cells) - 2)
 
 
 def test_same_seed_gives_identical_table_across_backends_and_jobs(tmp_path):
     cells = _cells()
-    run(cells, tmp_path / "a", protocols=PROTOCOLS, loader=toy_loader, n_jobs=1,
+    run(cells, tmp_path / "a", Suite(PROTOCOLS, toy_loader), n_jobs=1,
         progress=False)
-    run(cells, tmp_path / "b", protocols=PROTOCOLS, loader=toy_loader, n_jobs=2,
+    run(cells, tmp_path / "b", Suite(PROTOCOLS, toy_loader), n_jobs=2,
         progress=False)
     ta, _ = collect(tmp_path / "a")
     tb, _ = collect(tmp_path / "b")
@@ -69,8 +72,8 @@ def test_same_seed_gives_identical_table_across_backends_and_jobs(tmp_path):
     cols = [c for c in ta.columns if c != "runtime"]
     pd.testing.assert_frame_equal(ta[cols], tb[cols])
     # a different seed changes the numbers
-    other = expand(toy_grid(seeds=[7]), PROTOCOLS, toy_loader).cells
-    run(other, tmp_path / "c", protocols=PROTOCOLS, loader=toy_loader, progress=False)
+    other = expand(toy_grid(seeds=[7]), Suite(PROTOCOLS, toy_loader)).cells
+    run(other, tmp_path / "c", Suite(PROTOCOLS, toy_loader), progress=False)
     tc, _ = collect(tmp_path / "c")
     assert not ta.loc[ta["seed"] == 0, "value"].reset_index(drop=True).equals(
         tc["value"].reset_index(drop=True))
@@ -78,7 +81,7 @@ def test_same_seed_gives_identical_table_across_backends_and_jobs(tmp_path):
 
 def test_scores_are_split_into_their_own_file(tmp_path):
     cells = [c for c in _cells() if c.protocol == "toy_verification"][:1]
-    run(cells, tmp_path, protocols=PROTOCOLS, loader=toy_loader, progress=False)
+    run(cells, tmp_path, Suite(PROTOCOLS, toy_loader), progress=False)
     store = CellStore(tmp_path)
     (rec,) = store.records()
     assert {r["metric"] for r in rec["rows"]} == {"accuracy", "auc"}
@@ -90,7 +93,7 @@ def test_scores_are_split_into_their_own_file(tmp_path):
 def test_failing_cell_is_recorded_and_run_goes_on(tmp_path):
     failing = {"toy_verification": FailingVerification(), "toy_ranking": ToyRanking()}
     cells = _cells(failing)
-    summary = run(cells, tmp_path, protocols=failing, loader=toy_loader, progress=False)
+    summary = run(cells, tmp_path, Suite(failing, toy_loader), progress=False)
     assert summary.computed == len(cells)
     table, failures = collect(tmp_path)
     assert len(failures) == 2  # the "quarter" setting, two seeds
@@ -98,7 +101,7 @@ def test_failing_cell_is_recorded_and_run_goes_on(tmp_path):
     assert failures["traceback"].str.contains("FailingVerification|evaluate").all()
     assert set(table["protocol"]) == {"toy_verification", "toy_ranking"}
     # a rerun retries the failed cells only
-    again = run(cells, tmp_path, protocols=failing, loader=toy_loader, progress=False)
+    again = run(cells, tmp_path, Suite(failing, toy_loader), progress=False)
     assert (again.already_done, again.computed, again.failed) == (len(cells) - 2, 2, 2)
 
 
@@ -146,7 +149,7 @@ def test_write_atomic_never_leaves_a_partial_file(tmp_path, monkeypatch):
 @pytest.mark.parametrize("content", ['{"key": "trunc', "[1, 2]", "\xff\xfe"])
 def test_corrupt_cell_file_is_reported_by_path_and_recomputed(tmp_path, capsys, content):
     cells = [c for c in _cells() if c.protocol == "toy_verification"][:2]
-    run(cells, tmp_path, protocols=PROTOCOLS, loader=toy_loader, progress=False)
+    run(cells, tmp_path, Suite(PROTOCOLS, toy_loader), progress=False)
     store = CellStore(tmp_path)
     bad = store.record_path(cells[0].key)
     bad.write_bytes(content.encode("latin-1"))
@@ -157,9 +160,49 @@ def test_corrupt_cell_file_is_reported_by_path_and_recomputed(tmp_path, capsys, 
     err = capsys.readouterr().err
     assert f"run_all: corrupt cell file {bad} (" in err and err.rstrip().endswith("; skipped")
     # a rerun recomputes it and only it
-    again = run(cells, tmp_path, protocols=PROTOCOLS, loader=toy_loader, progress=False)
+    again = run(cells, tmp_path, Suite(PROTOCOLS, toy_loader), progress=False)
     assert (again.already_done, again.computed) == (1, 1)
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith(f"run_all: corrupt cell file {bad} (") and line.endswith(
         "); recomputing")
     assert store.is_done(cells[0].key)
+
+
+class _CountingVerification(ToyVerification):
+    samples = 0
+
+    def sample(self, data, setting, seed):
+        type(self).samples += 1
+        return super().sample(data, setting, seed)
+
+
+def test_a_worker_task_loads_and_samples_once_and_a_lost_corpus_fails_its_cells(tmp_path):
+    loads = []
+
+    def loader(name, **options):
+        loads.append(name)
+        if name.startswith("vanishing") and len(loads) > 1:
+            raise FileNotFoundError("corpus gone")
+        return toy_loader(name, **options)
+
+    protocols = {"toy_verification": _CountingVerification()}
+    methods = {name: METHODS["random"] for name in ("a", "b", "c")}
+    suite = Suite(protocols, loader, methods=methods)
+    grid = toy_grid("once-toy", max_settings=1, methods=tuple(methods))
+    cells = expand(grid, suite).cells
+    assert len(cells) == 3 and len({c.task_key for c in cells}) == 1
+    _CountingVerification.samples = 0
+    results = execute_task(suite, cells)
+    # the listing's load is reused in this process; the task is sampled once for three cells
+    assert loads == ["once-toy"] and _CountingVerification.samples == 1
+    assert [r["status"] for r, _ in results] == ["ok"] * 3
+    assert results[0][0]["task_seconds"] >= 0 and results[1][0]["task_seconds"] == 0
+    # a corpus that listed its settings but cannot be loaded again fails each cell, loudly
+    loads.clear()
+    cells = expand(toy_grid("vanishing-toy", max_settings=1, methods=tuple(methods)),
+                   suite).cells
+    expand(toy_grid("other-toy", max_settings=1, methods=("a",)), suite)  # evicts it
+    results = execute_task(suite, cells, store_dir=str(tmp_path))
+    assert [r["status"] for r, _ in results] == ["failed"] * 3
+    assert all(r["error"] == "FileNotFoundError: corpus gone" for r, _ in results)
+    assert len(CellStore(tmp_path).records()) == 3

@@ -12,16 +12,10 @@ from llm_fakes import ScriptedServer, chat_body
 
 from baselines import registry
 from baselines.llm import PromptedLLM
+from baselines.registry import METHODS, MethodOptions, on_server, unavailable
 from experiments.grid import DatasetSpec, GridSpec, expand
-from experiments.methods import (
-    LOCAL_LLM,
-    METHODS,
-    MethodOptions,
-    key_options,
-    method_label,
-    on_server,
-    unavailable,
-)
+from experiments.methods import LOCAL_LLM, key_options, method_label
+from experiments.suite import Suite
 from stylo.llm import BackendError, OpenAICompatible
 
 HOSTED = MethodOptions(llm_base_url="http://127.0.0.1:9/v1", llm_model="big-model",
@@ -52,8 +46,8 @@ def test_local_and_hosted_cells_never_share_a_key(monkeypatch):
     monkeypatch.setattr(registry, "EXTRAS", {"llm": (), "embed": ()})
     grid = GridSpec(datasets=[DatasetSpec("toy")], seeds=[0], methods=["llm-prompt"])
     protocols = {"toy_verification": ToyVerification()}
-    local = expand(grid, protocols, toy_loader, options=MethodOptions())
-    hosted = expand(grid, protocols, toy_loader, options=HOSTED)
+    local = expand(grid, Suite(protocols, toy_loader, options=MethodOptions()))
+    hosted = expand(grid, Suite(protocols, toy_loader, options=HOSTED))
     assert local.cells and len(local.cells) == len(hosted.cells)
     assert not {c.key for c in local.cells} & {c.key for c in hosted.cells}
 

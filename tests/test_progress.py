@@ -10,9 +10,10 @@ import numpy as np
 from experiments_standins import ToyVerification, toy_loader
 
 import baselines.impostors as impostors
-from experiments.grid import Cell
-from experiments.methods import DEFAULT_OPTIONS
-from experiments.runner import _showing_progress, execute_cell
+from baselines.registry import MethodSpec
+from experiments.grid import Cell, expand
+from experiments.runner import _showing_progress, execute_cell, run
+from experiments.suite import Suite
 from stylo import progress
 from stylo.corpus import PairSet
 from stylo.verifier import Verifier, rank_each_query
@@ -98,8 +99,9 @@ class _Watching(Verifier):
 def test_worker_writes_progress_for_the_bar_and_removes_it(tmp_path):
     protocol = ToyVerification(n_pairs=8)
     cell = Cell("toy", {}, "toy_verification", {"mix": "half"}, "watching", {}, 0)
-    record, _ = execute_cell(cell, protocol, lambda seed, o: _Watching(tmp_path), toy_loader,
-                             DEFAULT_OPTIONS, progress_dir=str(tmp_path))
+    suite = Suite({"toy_verification": protocol}, toy_loader,
+                  methods={"watching": MethodSpec(lambda seed, o: _Watching(tmp_path))})
+    record, _ = execute_cell(cell, *suite.task(cell), suite, progress_dir=str(tmp_path))
     assert record["status"] == "ok", record.get("error")
     assert _Watching.seen == {"cell": "watching on toy", "stage": "pairs", "done": 8,
                               "total": 8}
@@ -145,9 +147,6 @@ class _LooksForStaleNotes(Verifier):
 
 
 def test_a_killed_runs_progress_notes_are_not_shown(tmp_path):
-    from experiments.grid import expand
-    from experiments.methods import MethodSpec
-    from experiments.runner import run
     from experiments_standins import toy_grid
     stale = tmp_path / "cells" / ".progress" / "999999.json"
     stale.parent.mkdir(parents=True)
@@ -155,10 +154,9 @@ def test_a_killed_runs_progress_notes_are_not_shown(tmp_path):
                                  "done": 1, "total": 9}))
     protocols = {"toy_verification": ToyVerification(n_pairs=8)}
     methods = {"probe": MethodSpec(lambda seed, o: _LooksForStaleNotes(stale))}
-    cells = expand(toy_grid(max_settings=1, methods=("probe",)), protocols, toy_loader,
-                   methods=methods).cells
+    suite = Suite(protocols, toy_loader, methods=methods)
+    cells = expand(toy_grid(max_settings=1, methods=("probe",)), suite).cells
     _LooksForStaleNotes.seen = []
-    run(cells, tmp_path, protocols=protocols, loader=toy_loader, methods=methods,
-        progress=True)
+    run(cells, tmp_path, suite, progress=True)
     assert _LooksForStaleNotes.seen == [False] * len(cells) and cells
     assert not stale.parent.exists()

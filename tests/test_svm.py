@@ -1,4 +1,4 @@
-"""SVM attribution and the learned pair verifier: synthetic sanity and the estimator contract."""
+"""SVM attribution: synthetic sanity and the estimator contract."""
 
 import numpy as np
 import pytest
@@ -7,13 +7,11 @@ from sklearn.exceptions import NotFittedError
 from baselines.svm import (
     SVMAttributor,
     SVMOpenSetAttributor,
-    SVMPairVerifier,
     fit_reject_margin,
     top2_margin,
 )
-from stylo.metrics.pan import auc
 from stylo.verifier import AttributionOnly
-from tests.test_impostors import synthetic_corpus, synthetic_pairs
+from tests.test_impostors import synthetic_corpus
 
 
 @pytest.fixture(scope="module")
@@ -80,22 +78,6 @@ def test_attributor_contract(corpus):
     a = SVMAttributor(random_state=1).fit(k_texts, k_auth).decision_function(u_texts)
     b = SVMAttributor(random_state=1).fit(k_texts, k_auth).decision_function(u_texts)
     np.testing.assert_array_equal(a, b)
-
-
-def test_pair_verifier_separates_synthetic_pairs_and_follows_the_contract():
-    train = synthetic_corpus(seed=0)
-    test = synthetic_pairs(synthetic_corpus(seed=5), seed=2)
-    with pytest.raises(NotFittedError, match="is not fitted yet"):
-        SVMPairVerifier().score_pairs(["a"], ["b"])
-    ver = SVMPairVerifier(n_pairs=300, max_features=3000).fit(train)
-    scores = ver.score_problems(test)
-    assert np.all((scores >= 0) & (scores <= 1))
-    assert auc(test.labels, scores) > 0.8
-    again = SVMPairVerifier(n_pairs=300, max_features=3000).fit(train).score_problems(test)
-    np.testing.assert_array_equal(scores, again)
-    with pytest.warns(UserWarning, match="empty"):
-        out = ver.score_pairs(["", "x y"], ["x y", " "])
-    np.testing.assert_array_equal(out, [0.5, 0.5])
 
 
 def candidates_and_unknowns(corpus):

@@ -1,0 +1,126 @@
+"""The ``cells/`` folder of a run: one result file per grid cell.
+
+Each finished cell is stored as ``<out>/cells/<key>.json`` (spec, status, metric rows, runtime,
+task info, error and traceback for a failed cell), written atomically: a temporary file in the
+same folder is renamed over the target, so a reader never sees half a file. Per-item scores, when
+the protocol returns them, go to ``<key>.scores.parquet`` (``.csv.gz`` without pyarrow), written
+before the JSON, which is the cell's commit marker. A cell whose JSON says ``ok`` is done (a rerun
+skips it); a record file that is not a JSON object (truncated by a full disk, edited by hand) is
+reported on one stderr line and read as missing.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+
+__all__ = ["CellStore", "write_atomic"]
+
+
+def write_atomic(path: Path, data: bytes, durable: bool = True) -> None:
+    """Write ``data`` to ``path`` so that ``path`` is either absent, the old file or complete;
+    ``durable`` also syncs it to disk first (results do; throw-away progress notes need not)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _has_parquet() -> bool:
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class CellStore:
+    """The ``cells/`` folder of a run: one JSON record (and maybe a scores file) per cell."""
+
+    def __init__(self, out_dir: str | Path):
+        self.dir = Path(out_dir) / "cells"
+
+    def record_path(self, key: str) -> Path:
+        return self.dir / f"{key}.json"
+
+    @staticmethod
+    def _load(path: Path, then: str) -> dict | None:
+        """The record in ``path``, or None when it is not a JSON object, which is reported on
+        one stderr line naming the file and ending in ``then`` (what happens to the cell)."""
+        try:
+            with open(path, encoding="utf-8") as fh:
+                rec = json.load(fh)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            problem = f"{type(exc).__name__}: {exc}"
+        else:
+            if isinstance(rec, dict):
+                return rec
+            problem = f"a JSON {type(rec).__name__}, not an object"
+        print(f"run_all: corrupt cell file {path} ({problem}); {then}", file=sys.stderr)
+        return None
+
+    def read(self, key: str) -> dict | None:
+        """The record of ``key``; None when absent or corrupt (so the cell is recomputed)."""
+        path = self.record_path(key)
+        if not path.is_file():
+            return None
+        return self._load(path, "recomputing")
+
+    def records(self, keys: set[str] | None = None) -> list[dict]:
+        """Stored records, all or those of ``keys``; corrupt files are reported and skipped
+        (temporary files start with a dot and are never matched)."""
+        out = []
+        for path in sorted(self.dir.glob("[!.]*.json")):
+            if keys is not None and path.stem not in keys:
+                continue
+            rec = self._load(path, "skipped")
+            if rec is not None:
+                out.append(rec)
+        return out
+
+    def is_done(self, key: str) -> bool:
+        rec = self.read(key)
+        return rec is not None and rec.get("status") == "ok"
+
+    def scores(self, record: dict) -> pd.DataFrame | None:
+        name = record.get("scores_file")
+        if not name:
+            return None
+        path = self.dir / name
+        return pd.read_parquet(path) if name.endswith(".parquet") else pd.read_csv(path)
+
+    def write(self, record: dict, scores: pd.DataFrame | None) -> None:
+        record = dict(record)
+        if scores is not None and len(scores):
+            if _has_parquet():
+                name, buf = f"{record['key']}.scores.parquet", io.BytesIO()
+                scores.to_parquet(buf, index=False)
+                data = buf.getvalue()
+            else:
+                name = f"{record['key']}.scores.csv.gz"
+                data = _gzip_csv(scores)
+            write_atomic(self.dir / name, data)
+            record["scores_file"] = name
+        text = json.dumps(record, indent=1, sort_keys=True, default=str)
+        write_atomic(self.record_path(record["key"]), text.encode("utf-8"))
+
+
+def _gzip_csv(frame: pd.DataFrame) -> bytes:
+    return gzip.compress(frame.to_csv(index=False).encode("utf-8"), mtime=0)
