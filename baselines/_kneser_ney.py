@@ -40,23 +40,25 @@ __all__ = ["BOS", "EOS", "kneser_ney_logprobs", "kneser_ney_logprobs_reference",
 BOS, EOS = 0, 1  # token ids of the padding symbols; real tokens are >= 2
 
 _MUL = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing of the packed keys
-# columns of a model's per-node statistics (one row of int32 per node: one cache line)
-_COUNT, _CTX, _CONT, _NTYPES, _FSUM, _MID = 0, 1, 2, 3, 4, 5
-_N_STATS = 6
+# columns of a model's per-node row: its key, then its statistics (64 bytes: one cache line)
+_KEY, _COUNT, _CTX, _CONT, _NTYPES, _FSUM, _MID = 0, 1, 2, 3, 4, 5, 6
+_N_STATS = 8
 
 
 # -- one model -------------------------------------------------------------------------------
-# A model is (table, stats, meta): ``table`` (2**bits, 2) int64 rows of (key, node id), key -1 =
-# empty; ``stats`` (capacity, _N_STATS) int32, one row per node (one cache line); ``meta`` int64
-# [number of nodes, bits]. Node 0 is the empty gram; the key of the gram (x, rest...) is
-# id(rest) * n_sym + x, so a unigram's key is its token id.
+# A model is (table, stats, meta): ``table`` (2**bits,) int32 node ids, 0 = empty slot (node 0,
+# the empty gram, has no key); ``stats`` (capacity, _N_STATS) int64, one row per node holding
+# its key and statistics, so that a probe that finds a node has loaded what scoring reads
+# next, and the table stays small enough for the cache; ``meta`` int64 [number of nodes, bits].
+# The key of the gram (x, rest...) is id(rest) * n_sym + x, so a unigram's key is its token id.
 @numba.njit(cache=True, nogil=True)
 def _new_model(capacity):
     bits = 4
     while (1 << bits) < 2 * capacity:
         bits += 1
-    table = np.full((1 << bits, 2), -1, dtype=np.int64)
-    stats = np.zeros((capacity, _N_STATS), dtype=np.int32)
+    table = np.zeros(1 << bits, dtype=np.int32)
+    stats = np.zeros((capacity, _N_STATS), dtype=np.int64)
+    stats[0, _KEY] = -1
     meta = np.array([1, bits], dtype=np.int64)
     return table, stats, meta
 
@@ -67,15 +69,15 @@ def _home(key, bits):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _find(table, bits, key):
+def _find(table, stats, bits, key):
     mask = (1 << bits) - 1
     h = _home(key, bits)
     while True:
-        k = table[h, 0]
-        if k == key:
-            return table[h, 1]
-        if k == -1:
+        node = np.int64(table[h])
+        if node == 0:
             return np.int64(-1)
+        if stats[node, _KEY] == key:
+            return node
         h = (h + 1) & mask
 
 
@@ -85,23 +87,20 @@ def _reserve(model, extra):
     table, stats, meta = model
     need = meta[0] + extra
     if need > stats.shape[0]:
-        grown = np.zeros((max(need, 2 * stats.shape[0]), _N_STATS), dtype=np.int32)
+        grown = np.zeros((max(need, 2 * stats.shape[0]), _N_STATS), dtype=np.int64)
         grown[:meta[0]] = stats[:meta[0]]
         stats = grown
     bits = meta[1]
     if 2 * need > (1 << bits):
         while 2 * need > (1 << bits):
             bits += 1
-        grown_table = np.full((1 << bits, 2), -1, dtype=np.int64)
+        table = np.zeros(1 << bits, dtype=np.int32)
         mask = (1 << bits) - 1
-        for h in range(table.shape[0]):
-            if table[h, 0] != -1:
-                j = _home(table[h, 0], bits)
-                while grown_table[j, 0] != -1:
-                    j = (j + 1) & mask
-                grown_table[j, 0] = table[h, 0]
-                grown_table[j, 1] = table[h, 1]
-        table = grown_table
+        for node in range(1, meta[0]):
+            j = _home(stats[node, _KEY], bits)
+            while table[j] != 0:
+                j = (j + 1) & mask
+            table[j] = node
         meta[1] = bits
     return table, stats, meta
 
@@ -133,21 +132,21 @@ def _add_sentence(model, tok, a, b, order, n_sym, prev, cur):
         for k in range(1, min(order, i + 1) + 1):
             key = g * n_sym + _padded(tok, a, b, order, i - k + 1)
             h = _home(key, bits)
-            while table[h, 0] != -1 and table[h, 0] != key:
+            while table[h] != 0 and stats[table[h], _KEY] != key:
                 h = (h + 1) & mask
             ctx = prev[k - 1]
-            if table[h, 0] == -1:
+            if table[h] == 0:
                 node = meta[0]
                 meta[0] += 1
-                table[h, 0] = key
-                table[h, 1] = node
+                table[h] = node
+                stats[node, _KEY] = key
                 stats[node, _CTX] = ctx
                 stats[ctx, _NTYPES] += 1
                 if k >= 2:
                     stats[g, _CONT] += 1
                     stats[stats[g, _CTX], _MID] += 1
             else:
-                node = table[h, 1]
+                node = np.int64(table[h])
             stats[node, _COUNT] += 1
             stats[ctx, _FSUM] += 1
             g = node
@@ -178,14 +177,14 @@ def _sentence_logprob(model, tok, a, b, order, n_sym, discount, eps, prev, cur):
     uniform = eps / n_sym
     depth_prev = 0
     for i in range((b - a) + 2 * (order - 1)):
-        g = _find(table, bits, _padded(tok, a, b, order, i))
+        g = _find(table, stats, bits, _padded(tok, a, b, order, i))
         depth = 0
         while g >= 0:
             depth += 1
             cur[depth] = g
             if depth == order or i - depth < 0:
                 break
-            g = _find(table, bits, g * n_sym + _padded(tok, a, b, order, i - depth))
+            g = _find(table, stats, bits, g * n_sym + _padded(tok, a, b, order, i - depth))
         if i >= order - 1:
             p = stats[cur[1], _CONT] / stats[0, _MID] if depth >= 1 else 0.0
             for k in range(1, min(order, depth_prev + 1)):
