@@ -82,8 +82,8 @@ class LambdaG(Verifier):
     AUC: the training-data evidence for choosing parameters).
     """
 
-    def __init__(self, order: int = 10, discount: float = 0.75, n_references: int = 30,
-                 n_words: int = 300, distortion: str = "dv_ma", eps: float = 0.01,
+    def __init__(self, order: int = 3, discount: float = 0.3, n_references: int = 30,
+                 n_words: int = 1000, distortion: str = "dv_sa", eps: float = 0.1,
                  grey_zone: bool = True, n_folds: int = 2, n_pairs: int = 200,
                  random_state: int = 0):
         self.order = order
@@ -145,20 +145,17 @@ class LambdaG(Verifier):
         self.reference_orders_ = self._orders(rng, np.arange(len(text_of_sentence)))
 
     def _folds(self, X, index: dict[str, int], rng) -> list[tuple[PairSet, list[int]]]:
-        """Per fold: its training pairs and the pool texts (indices) its references avoid."""
-        out = []
+        """Per fold: its training pairs and the pool texts (indices) its references avoid:
+        all texts of the fold's authors when a Corpus has enough authors for author-disjoint
+        folds, else the texts of the fold's own problems."""
         if isinstance(X, Corpus):
-            by_author = X.by_author()
-            authors = rng.permutation(sorted(by_author))
-            for f in range(self.n_folds):
-                rows = np.sort(np.concatenate([by_author[a] for a in authors[f::self.n_folds]]))
-                part = X.subset(rows, name=f"{X.name}:fold{f}")
-                pairs = training_pairs(part, n_pairs=max(2, self.n_pairs // self.n_folds),
-                                       seed=int(rng.integers(2**31)))
-                out.append((pairs, [index[t] for t in part.texts if t in index]))
-            return out
+            try:
+                return self._author_folds(X, index, rng)
+            except ValueError:
+                X = training_pairs(X, n_pairs=self.n_pairs, seed=int(rng.integers(2**31)))
         pairs = training_pairs(X)
         order = rng.permutation(len(pairs))
+        out = []
         for f in range(self.n_folds):
             part = pairs.subset(np.sort(order[f::self.n_folds]))
             if part.labels.all() or not part.labels.any():
@@ -166,6 +163,18 @@ class LambdaG(Verifier):
                                  f"problems: give more training problems or fewer folds")
             held = [t for ks in part.known for t in ks] + list(part.unknown)
             out.append((part, [index[t] for t in held if t in index]))
+        return out
+
+    def _author_folds(self, X: Corpus, index: dict[str, int], rng):
+        by_author = X.by_author()
+        authors = rng.permutation(sorted(by_author))
+        out = []
+        for f in range(self.n_folds):
+            rows = np.sort(np.concatenate([by_author[a] for a in authors[f::self.n_folds]]))
+            part = X.subset(rows, name=f"{X.name}:fold{f}")
+            pairs = training_pairs(part, n_pairs=max(2, self.n_pairs // self.n_folds),
+                                   seed=int(rng.integers(2**31)))
+            out.append((pairs, [index[t] for t in part.texts if t in index]))
         return out
 
     def _orders(self, rng, sentence_ids: np.ndarray) -> np.ndarray:

@@ -159,3 +159,9 @@ def test_rejects_bad_parameters(bad):
 def test_registered():
     assert isinstance(make("lambdag", seed=2), LambdaG)
     assert make("lambdag", seed=2).random_state == 2
+
+
+def test_corpus_with_too_few_authors_for_author_folds():
+    corpus = synthetic_corpus(n_authors=3, per_author=4, seed=0)
+    est = LambdaG(**SMALL, n_pairs=20).fit(corpus)
+    assert len(est.train_lambdas_) == 20
