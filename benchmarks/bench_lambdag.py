@@ -44,10 +44,9 @@ from stylo.metrics.pan import evaluate_all  # noqa: E402
 
 PAN14 = tuple(d for d in DATASETS if d.startswith("pan14"))
 #: what the study compares, each against the registered defaults
-STUDY = ({"order": 3}, {"order": 5}, {"order": 7}, {"order": 10},
-         {"n_references": 10}, {"n_references": 100},
-         {"distortion": "dv_sa"}, {"n_words": 100}, {"n_words": 1000},
-         {"discount": 0.1}, {"eps": 0.001}, {"eps": 0.1})
+STUDY = ({"order": 5}, {"order": 10}, {"n_references": 10}, {"n_references": 100},
+         {"distortion": "dv_ma"}, {"n_words": 300}, {"discount": 0.1}, {"discount": 0.75},
+         {"eps": 0.01}, {"eps": 0.3})
 _REFERENCE_ROW = re.compile(r"^\| (?P<dataset>\S+) \| pan_verification \| - \| auc\*c@1 \| "
                             r"(?P<label>[^|]+?) \| (?P<value>[0-9.]+) \|")
 _LABELS = {"PAN14 best on this corpus": "winner", "PAN15 winner (Bagnall)": "winner",
