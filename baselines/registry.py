@@ -213,6 +213,9 @@ register("zstd-xent", "baselines.compression:CompressionVerifier",
          measure="xent")
 register("impostors", "baselines.impostors:GeneralImpostors",
          "General Impostors: char 4-gram min-max vs impostors, 100 iterations, score shifting")
+register("lambdag", "baselines.lambdag:LambdaG",
+         "LambdaG (Nini et al. 2024): Kneser-Ney model of the known text's distorted tokens "
+         "vs reference models, logistic on the log-likelihood ratio")
 register("delta", "baselines.delta:DeltaVerifier",
          "cosine Delta on 300 MFW z-scores, logistic on the delta of training pairs")
 register("logreg-pair", "baselines.pair_logistic:LogisticPairVerifier",

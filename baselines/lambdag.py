@@ -1,0 +1,277 @@
+"""LambdaG: the likelihood ratio of the known author's grammar model to reference models.
+
+Source: A. Nini, O. Halvani, L. Graner, V. Gherardi & S. Ishihara, "Authorship Verification based
+on the Likelihood Ratio of Grammar Models" (arXiv 2403.08462, 2024; published as "Grammar as a
+behavioral biometric", Humanities and Social Sciences Communications 13, 2026).
+
+For one problem (known texts K, unknown text U):
+
+1. Text distortion stands in for the paper's POSNoise (which needs a part-of-speech tagger):
+   :class:`stylo.features.TextDistortion` keeps the ``n_words`` most frequent words of the
+   training texts and masks every other word (``"dv_ma"``: one ``*`` per letter, so word
+   length survives as a coarse word class; ``"dv_sa"``: one ``*`` per word) and every digit.
+   It is fitted on the training texts of any language, where a function-word list would
+   need one per language (stylo ships English only). Texts are lower-cased, split into
+   sentences (after ``.``, ``!``, ``?`` and at line breaks) and into tokens (letter runs,
+   ``*`` runs, ``#`` runs, single other characters); a token the training texts never had
+   becomes one shared "other" token.
+2. The grammar model of K: an interpolated Kneser-Ney model of order ``order`` on K's
+   sentences (NLTK's ``KneserNeyInterpolated``, computed by :mod:`baselines._kneser_ney`).
+3. ``n_references`` reference models, each on random sentences of the reference pool (the
+   training texts), drawn until they hold as many tokens as K does, so that the known and the
+   reference models see the same amount of text (the paper draws as many sentences as K has;
+   tokens are steadier where sentence splitting fails).
+4. lambda = sum over U's sentences of log P(s | K) - mean over references of log P(s | ref).
+5. A logistic regression on the lambdas of the training problems maps lambda to P(same
+   author); with ``grey_zone`` a band of non-answers (0.5) is fitted for PAN's metrics
+   (:class:`baselines.calibration.ScoreCalibrator`). ``rank`` uses the probabilities.
+
+Speed, where the paper's package fits a new model per reference per problem: each reference r
+is one random order of the pool's sentences, and the reference model for a problem is the
+shortest prefix of that order with enough tokens; problems are visited by known size and the
+model grows between them, so each reference is fitted once for all problems of a call. Known
+models are fitted once per distinct known text set. The pool is the training texts only.
+
+Training lambdas (for the calibration) are cross-fitted: the training problems are split into
+``n_folds`` folds (by author when ``fit`` gets a Corpus), and a fold's references are drawn
+only from texts outside it, so that no reference holds the problem's own texts, as at test
+time. The references used after ``fit`` draw from all training texts.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from sklearn.metrics import roc_auc_score
+
+from baselines._kneser_ney import known_model_totals, reference_model_totals, sentence_store
+from baselines.calibration import ScoreCalibrator
+from stylo.corpus import Corpus, PairSet
+from stylo.features import TextDistortion
+from stylo.text_input import has_text
+from stylo.verifier import NO_ANSWER, Verifier, training_pairs
+
+__all__ = ["LambdaG"]
+
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\s*\n\s*")
+_TOKEN = re.compile(r"[^\W\d_]+|\*+|#+|\S")
+_OTHER = 2  # id of every token outside the training vocabulary; 0/1 pad sentences
+
+
+class LambdaG(Verifier):
+    """LambdaG verifier (module docstring).
+
+    Parameters
+    ----------
+    order : n-gram order of the Kneser-Ney models (>= 2).
+    discount : Kneser-Ney discount in (0, 1).
+    n_references : reference models averaged per problem.
+    n_words, distortion : kept words and masking of :class:`~stylo.features.TextDistortion`.
+    eps : weight of a uniform distribution over the token alphabet mixed into every token
+        probability, so that a token one model never saw costs log(eps / alphabet) instead of
+        an infinite penalty.
+    grey_zone : fit a band of non-answers on the training lambdas.
+    n_folds : folds of the cross-fitted training lambdas.
+    n_pairs : training pairs drawn when ``fit`` gets a Corpus (a PairSet is used as given).
+    random_state : seed of the folds, the training pairs and the reference samples.
+
+    The defaults were chosen on training problems only: the mean AUC of the cross-fitted
+    training lambdas over the seven PAN14/PAN15 training sets (``benchmarks/bench_lambdag.py
+    --study``; one change at a time, a few rounds) was flat in the order (3: .819, 5: .819,
+    10: .817), higher with single-asterisk masking (+.011 over ``dv_ma``) and 1000 kept words
+    (+.023 over 300), with eps 0.1 (0.03: -.007, 0.3: -.009; 0.01 at the paper's discount 0.75:
+    -.016) and discount 0.3 (0.1 ties with 1000 words but loses .021 with 300; 0.5: -.007);
+    100 references gave +.004 over 30 at three times the cost, so 30 keep PAN14 within a
+    minute.
+
+    Attributes: ``distortion_``, ``vocabulary_`` (token -> id), ``reference_orders_``
+    ((n_references, n_pool_sentences) pool sentence ids), ``calibrator_``, ``train_lambdas_``,
+    ``train_labels_`` and ``train_auc_`` (the cross-fitted training lambdas, their labels and
+    AUC: the training-data evidence for choosing parameters).
+    """
+
+    def __init__(self, order: int = 3, discount: float = 0.3, n_references: int = 30,
+                 n_words: int = 1000, distortion: str = "dv_sa", eps: float = 0.1,
+                 grey_zone: bool = True, n_folds: int = 2, n_pairs: int = 200,
+                 random_state: int = 0):
+        self.order = order
+        self.discount = discount
+        self.n_references = n_references
+        self.n_words = n_words
+        self.distortion = distortion
+        self.eps = eps
+        self.grey_zone = grey_zone
+        self.n_folds = n_folds
+        self.n_pairs = n_pairs
+        self.random_state = random_state
+
+    # -- fitting ---------------------------------------------------------------------------
+    def _validate(self) -> None:
+        if int(self.order) != self.order or self.order < 2:
+            raise ValueError(f"order must be an int >= 2, got {self.order!r}")
+        if not 0.0 < self.discount < 1.0:
+            raise ValueError(f"discount must be in (0, 1), got {self.discount!r}")
+        if int(self.n_references) != self.n_references or self.n_references < 1:
+            raise ValueError(f"n_references must be an int >= 1, got {self.n_references!r}")
+        if not 0.0 < self.eps < 1.0:
+            raise ValueError(f"eps must be in (0, 1), got {self.eps!r}")
+        if int(self.n_folds) != self.n_folds or self.n_folds < 2:
+            raise ValueError(f"n_folds must be an int >= 2, got {self.n_folds!r}")
+
+    def _fit_impl(self, X, y) -> None:
+        self._validate()
+        rng = np.random.default_rng(self.random_state)
+        if isinstance(X, Corpus):
+            texts = list(X.texts)
+        else:
+            texts = [t for ks in X.known for t in ks] + list(X.unknown)
+        texts = list(dict.fromkeys(t for t in texts if has_text(t)))
+        if not texts:
+            raise ValueError("fit needs at least one non-empty text")
+        self.distortion_ = TextDistortion(k=self.n_words, method=self.distortion).fit(texts)
+        tokenised = self._tokenise(texts)
+        words = sorted({w for sentences in tokenised for s in sentences for w in s})
+        self.vocabulary_ = {w: i for i, w in enumerate(words, start=_OTHER + 1)}
+        per_text = self._ids(tokenised)
+        self.pool_tokens_, self.pool_starts_ = sentence_store(
+            [s for sentences in per_text for s in sentences])
+        text_of_sentence = np.repeat(np.arange(len(texts)), [len(s) for s in per_text])
+
+        lambdas, labels = [], []
+        for pairs, held_out in self._folds(X, {t: i for i, t in enumerate(texts)}, rng):
+            allowed = np.flatnonzero(~np.isin(text_of_sentence, held_out))
+            if allowed.size == 0:
+                raise ValueError("a fold's references would have no text: give more texts")
+            lambdas.append(self._lambdas(pairs.known, pairs.unknown, self._orders(rng, allowed)))
+            labels.append(pairs.labels)
+        lam, lab = np.concatenate(lambdas), np.concatenate(labels)
+        ok = np.isfinite(lam)
+        self.train_lambdas_, self.train_labels_ = lam[ok], lab[ok]
+        self.train_auc_ = float(roc_auc_score(self.train_labels_, self.train_lambdas_))
+        self.calibrator_ = ScoreCalibrator(platt=True, grey_zone=self.grey_zone).fit(
+            self.train_lambdas_, self.train_labels_)
+        self.reference_orders_ = self._orders(rng, np.arange(len(text_of_sentence)))
+
+    def _folds(self, X, index: dict[str, int], rng) -> list[tuple[PairSet, list[int]]]:
+        """Per fold: its training pairs and the pool texts (indices) its references avoid:
+        all texts of the fold's authors when a Corpus has enough authors for author-disjoint
+        folds, else the texts of the fold's own problems."""
+        if isinstance(X, Corpus):
+            try:
+                return self._author_folds(X, index, rng)
+            except ValueError:
+                X = training_pairs(X, n_pairs=self.n_pairs, seed=int(rng.integers(2**31)))
+        pairs = training_pairs(X)
+        order = rng.permutation(len(pairs))
+        out = []
+        for f in range(self.n_folds):
+            part = pairs.subset(np.sort(order[f::self.n_folds]))
+            if part.labels.all() or not part.labels.any():
+                raise ValueError(f"fold {f} of {self.n_folds} lacks same- or different-author "
+                                 f"problems: give more training problems or fewer folds")
+            held = [t for ks in part.known for t in ks] + list(part.unknown)
+            out.append((part, [index[t] for t in held if t in index]))
+        return out
+
+    def _author_folds(self, X: Corpus, index: dict[str, int], rng):
+        by_author = X.by_author()
+        authors = rng.permutation(sorted(by_author))
+        out = []
+        for f in range(self.n_folds):
+            rows = np.sort(np.concatenate([by_author[a] for a in authors[f::self.n_folds]]))
+            part = X.subset(rows, name=f"{X.name}:fold{f}")
+            pairs = training_pairs(part, n_pairs=max(2, self.n_pairs // self.n_folds),
+                                   seed=int(rng.integers(2**31)))
+            out.append((pairs, [index[t] for t in part.texts if t in index]))
+        return out
+
+    def _orders(self, rng, sentence_ids: np.ndarray) -> np.ndarray:
+        return np.stack([rng.permutation(sentence_ids) for _ in range(self.n_references)])
+
+    # -- text to token ids -----------------------------------------------------------------
+    def _tokenise(self, texts: list[str]) -> list[list[list[str]]]:
+        out = []
+        for text in self.distortion_.transform(texts):
+            sentences = (_TOKEN.findall(s) for s in _SENTENCE_BREAK.split(text.lower()))
+            out.append([s for s in sentences if s])
+        return out
+
+    def _ids(self, tokenised: list[list[list[str]]]) -> list[list[np.ndarray]]:
+        get = self.vocabulary_.get
+        return [[np.array([get(w, _OTHER) for w in s], dtype=np.int64) for s in sentences]
+                for sentences in tokenised]
+
+    @property
+    def _n_symbols(self) -> int:
+        return len(self.vocabulary_) + _OTHER + 1
+
+    # -- scoring ---------------------------------------------------------------------------
+    def _lambdas(self, known_lists: list[list[str]], unknowns: list[str],
+                 orders: np.ndarray) -> np.ndarray:
+        """Raw lambda of each problem (known texts, unknown text) against the references
+        ``orders`` (rows of pool sentence ids); NaN where the known or unknown side has no
+        text."""
+        known_lists = [[t for t in ks if has_text(t)] for ks in known_lists]
+        out = np.full(len(unknowns), np.nan)
+        ok = [p for p, (ks, u) in enumerate(zip(known_lists, unknowns)) if ks and has_text(u)]
+        if not ok:
+            return out
+        known_lists = [known_lists[p] for p in ok]
+        unknowns = [unknowns[p] for p in ok]
+        texts = list(dict.fromkeys([t for ks in known_lists for t in ks] + unknowns))
+        index = {t: i for i, t in enumerate(texts)}
+        per_text = self._ids(self._tokenise(texts))
+        tok, starts = sentence_store([s for sentences in per_text for s in sentences])
+        first = np.zeros(len(texts) + 1, dtype=np.int64)
+        np.cumsum([len(s) for s in per_text], out=first[1:])
+
+        groups: dict[tuple[int, ...], list[int]] = {}
+        for p, ks in enumerate(known_lists):
+            groups.setdefault(tuple(sorted({index[t] for t in ks})), []).append(p)
+        model_sentences = [np.concatenate([np.arange(first[t], first[t + 1]) for t in key])
+                           for key in groups]
+        ranges = [(int(first[index[u]]), int(first[index[u] + 1])) for u in unknowns]
+        sums = known_model_totals(tok, starts, model_sentences,
+                                  [[ranges[p] for p in m] for m in groups.values()],
+                                  self.order, self._n_symbols, self.discount, self.eps)
+        known = np.empty(len(unknowns))
+        sizes = np.empty(len(unknowns), dtype=np.int64)
+        n_tokens = np.diff(starts)
+        for sentences, m, total in zip(model_sentences, groups.values(), sums):
+            known[m] = total
+            sizes[m] = n_tokens[sentences].sum()
+        refs = reference_model_totals(self.pool_tokens_, self.pool_starts_, orders, sizes, tok,
+                                      starts, ranges, self.order, self._n_symbols,
+                                      self.discount, self.eps)
+        out[ok] = known - refs.mean(axis=1)
+        return out
+
+    def _answers(self, raw: np.ndarray, grey_zone: bool = True) -> np.ndarray:
+        out = np.full(raw.shape, NO_ANSWER)
+        ok = np.isfinite(raw)
+        if ok.any():
+            calibrate = self.calibrator_.transform if grey_zone else self.calibrator_.probabilities
+            out[ok] = calibrate(raw[ok])
+        return out
+
+    def _score_impl(self, texts_a, texts_b):
+        return self._answers(self._lambdas([[a] for a in texts_a], list(texts_b),
+                                           self.reference_orders_))
+
+    def _rank_many_impl(self, queries, candidate_lists):
+        # probabilities without the grey zone, so that candidates inside it are not tied
+        raw = self._lambdas([[q] for q, c in zip(queries, candidate_lists) for _ in c],
+                            [x for c in candidate_lists for x in c], self.reference_orders_)
+        flat = self._answers(raw, grey_zone=False)
+        return np.split(flat, np.cumsum([len(c) for c in candidate_lists])[:-1])
+
+    def _rank_impl(self, query, candidates):
+        return self._rank_many_impl([query], [candidates])[0]
+
+    def raw_scores(self, pairs: PairSet) -> np.ndarray:
+        """Uncalibrated lambdas of a PairSet's problems (all known texts of a problem form
+        its known model)."""
+        self._check_fitted()
+        return self._lambdas(pairs.known, pairs.unknown, self.reference_orders_)
+

@@ -1,0 +1,167 @@
+"""LambdaG: the Kneser-Ney kernel against NLTK and its plain composition, and the verifier."""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from baselines._kneser_ney import (
+    kneser_ney_logprobs,
+    kneser_ney_logprobs_reference,
+    known_model_totals,
+    reference_model_totals,
+    sentence_store,
+)
+from baselines.lambdag import LambdaG
+from baselines.registry import make
+from stylo.metrics.pan import auc
+from stylo.verifier import training_pairs
+from tests.baselines_synth import synthetic_corpus, synthetic_pairs
+
+N_SYM = 9  # ids 2..7 appear in training, 8 only in test sentences (never seen)
+
+
+def sentences(max_id, min_size=1, max_size=8):
+    return st.lists(st.lists(st.integers(2, max_id), min_size=1, max_size=10)
+                    .map(lambda s: np.array(s, dtype=np.int64)),
+                    min_size=min_size, max_size=max_size)
+
+
+@settings(max_examples=60, deadline=None)
+@given(train=sentences(7), test=sentences(N_SYM - 1), order=st.integers(2, 6),
+       discount=st.sampled_from([0.1, 0.5, 0.75]), eps=st.sampled_from([0.0, 0.01]))
+def test_kneser_ney_agrees_with_nltk(train, test, order, discount, eps):
+    fast = kneser_ney_logprobs(train, test, order, N_SYM, discount, eps)
+    slow = kneser_ney_logprobs_reference(train, test, order, N_SYM, discount, eps)
+    # a token the model never saw has probability 0 in NLTK's model: -inf in both
+    assert np.array_equal(np.isneginf(fast), np.isneginf(slow))
+    assert not np.isneginf(fast).any() or eps == 0.0
+    finite = np.isfinite(slow)
+    np.testing.assert_allclose(fast[finite], slow[finite], rtol=0, atol=1e-9)
+
+
+def test_kneser_ney_refuses_order_one():
+    with pytest.raises(ValueError, match="order"):
+        kneser_ney_logprobs([np.array([2, 3])], [np.array([2])], 1, N_SYM)
+
+
+@settings(max_examples=30, deadline=None)
+@given(pool=sentences(7, min_size=2, max_size=12), queries=sentences(N_SYM - 1, max_size=4),
+       order=st.integers(2, 5), n_refs=st.integers(1, 3), seed=st.integers(0, 2**16),
+       data=st.data())
+def test_reference_totals_equal_models_fitted_per_query(pool, queries, order, n_refs, seed,
+                                                        data):
+    """Growing one model per reference across queries = fitting each query's prefix anew."""
+    rng = np.random.default_rng(seed)
+    orders = np.stack([rng.permutation(len(pool)) for _ in range(n_refs)])
+    sizes = np.array(data.draw(st.lists(st.integers(0, 40), min_size=len(queries),
+                                        max_size=len(queries))))
+    pool_tok, pool_starts = sentence_store(pool)
+    tok, starts = sentence_store(queries)
+    got = reference_model_totals(pool_tok, pool_starts, orders, sizes, tok, starts,
+                                 [(q, q + 1) for q in range(len(queries))], order, N_SYM,
+                                 0.75, 0.01)
+    for q, size in enumerate(sizes):
+        for r in range(n_refs):
+            n, have = 0, 0
+            while n < len(pool) and (have < size or n == 0):
+                have += len(pool[orders[r, n]])
+                n += 1
+            prefix = [pool[i] for i in orders[r, :n]]
+            want = kneser_ney_logprobs(prefix, [queries[q]], order, N_SYM, 0.75, 0.01)[0]
+            assert got[q, r] == pytest.approx(want, abs=1e-9)
+
+
+def test_known_totals_sum_sentences_of_each_query():
+    rng = np.random.default_rng(0)
+    sents = [rng.integers(2, 8, size=rng.integers(1, 9)) for _ in range(12)]
+    tok, starts = sentence_store(sents)
+    got = known_model_totals(tok, starts, [np.arange(0, 5), np.array([5, 7])],
+                             [[(8, 10), (10, 12)], [(8, 12)]], 3, N_SYM, 0.75, 0.01)
+    first = kneser_ney_logprobs(sents[:5], sents[8:], 3, N_SYM, 0.75, 0.01)
+    second = kneser_ney_logprobs([sents[5], sents[7]], sents[8:], 3, N_SYM, 0.75, 0.01)
+    np.testing.assert_allclose(got[0], [first[:2].sum(), first[2:].sum()], atol=1e-9)
+    np.testing.assert_allclose(got[1], [second.sum()], atol=1e-9)
+
+
+# -- the verifier ----------------------------------------------------------------------------
+SMALL = dict(order=4, n_references=5)
+# one draw, so that training and test pairs share the pseudo-words (authors differ per pair)
+PAIRS = synthetic_pairs(n_pairs=100, seed=0)
+TRAIN, TEST = PAIRS.subset(np.arange(60)), PAIRS.subset(np.arange(60, 100))
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    return LambdaG(**SMALL).fit(TRAIN)
+
+
+def test_fit_returns_self_with_fitted_attributes():
+    est = LambdaG(**SMALL)
+    assert est.fit(TRAIN) is est
+    assert est.reference_orders_.shape[0] == 5
+    assert len(est.train_lambdas_) == len(TRAIN)
+
+
+def test_separates_same_from_different_authors(fitted):
+    scores = fitted.score_problems(TEST)
+    assert ((scores >= 0) & (scores <= 1)).all()
+    assert auc(TEST.labels, scores) > 0.9
+    raw = fitted.raw_scores(TEST)
+    assert raw[TEST.labels].mean() > raw[~TEST.labels].mean()
+
+
+def test_fits_on_a_corpus_with_author_folds():
+    corpus = synthetic_corpus(n_authors=12, per_author=4, seed=0)
+    train = corpus.subset(np.flatnonzero(np.isin(corpus.authors, [f"author{a}" for a in
+                                                                  range(8)])))
+    est = LambdaG(**SMALL, n_pairs=40).fit(train)
+    held_out = corpus.subset(np.flatnonzero(~np.isin(corpus.authors, train.authors)))
+    test = training_pairs(held_out, n_pairs=30, seed=1)
+    assert auc(test.labels, est.score_problems(test)) > 0.8
+
+
+def test_empty_text_is_no_answer(fitted):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scores = fitted.score_pairs([TEST.known[0][0], "  "], ["", TEST.unknown[1]])
+    assert scores.tolist() == [0.5, 0.5]
+
+
+def test_rank_prefers_the_query_author(fitted):
+    same = np.flatnonzero(TEST.labels)
+    hits = 0
+    for i in same:
+        others = [TEST.unknown[j] for j in same if j != i][:3]
+        s = fitted.rank(TEST.known[i][0], [TEST.unknown[i], *others])
+        hits += int(np.argmax(s) == 0)
+        assert ((s >= 0) & (s <= 1)).all()
+    assert hits >= 0.8 * len(same)
+
+
+def test_deterministic_by_seed():
+    a = LambdaG(**SMALL, random_state=3).fit(TRAIN).raw_scores(TEST)
+    b = LambdaG(**SMALL, random_state=3).fit(TRAIN).raw_scores(TEST)
+    c = LambdaG(**SMALL, random_state=4).fit(TRAIN).raw_scores(TEST)
+    assert np.array_equal(a, b)
+    assert not np.array_equal(a, c)
+
+
+@pytest.mark.parametrize("bad", [dict(order=1), dict(discount=1.0), dict(n_references=0),
+                                 dict(eps=0.0), dict(n_folds=1)])
+def test_rejects_bad_parameters(bad):
+    with pytest.raises(ValueError):
+        LambdaG(**bad).fit(TRAIN)
+
+
+def test_registered():
+    assert isinstance(make("lambdag", seed=2), LambdaG)
+    assert make("lambdag", seed=2).random_state == 2
+
+
+def test_corpus_with_too_few_authors_for_author_folds():
+    corpus = synthetic_corpus(n_authors=3, per_author=4, seed=0)
+    est = LambdaG(**SMALL, n_pairs=20).fit(corpus)
+    assert len(est.train_lambdas_) == 20
