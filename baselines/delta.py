@@ -10,15 +10,9 @@ and explaining Delta measures for authorship attribution", DSH 32(suppl. 2), 201
 
 Features: relative frequencies of the ``n_features`` most frequent words of the fitting corpus
 (default 300), z-scored with that corpus's per-word mean and standard deviation (ddof 1), by
-``stylo.features.DeltaScaler``; the Burrows, Eder and cosine kernels are
-``stylo.features.pairwise_delta`` / ``paired_delta``, Argamon's is added here. With
-z-scores ``z_a`` and ``z_b`` of length n (words ordered by decreasing frequency):
-
-- ``burrows``: mean |z_a - z_b|  (Manhattan / n)
-- ``argamon``: sqrt(sum (z_a - z_b)^2)  (Argamon's quadratic delta as a Euclidean distance)
-- ``eder``: (1/n) sum |z_a - z_b| * (n - i) / n for the i-th word (i = 0..n-1), so frequent
-  words weigh more (R stylo's ``dist.eder``)
-- ``cosine``: 1 - cos(z_a, z_b)  (Würzburg / cosine delta)
+``stylo.features.DeltaScaler``. The four distances (``burrows``, ``argamon``, ``eder``,
+``cosine``) are the Delta classes of ``stylo.features.delta``, chosen here by name (``kind``,
+a key of ``stylo.features.DELTAS``).
 
 :class:`DeltaClassifier` is Burrows' nearest-centroid attribution (centroid = an author's mean
 z-score profile); :class:`DeltaVerifier` turns the delta of a pair into P(same author) with a
@@ -28,7 +22,6 @@ logistic regression fitted on training pairs (lower delta = more likely the same
 from __future__ import annotations
 
 import numpy as np
-from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.validation import check_is_fitted
@@ -39,41 +32,7 @@ from stylo.corpus import Corpus
 from stylo.text_input import check_texts
 from stylo.verifier import Verifier, training_pairs
 
-__all__ = ["DELTAS", "DeltaClassifier", "DeltaVerifier", "ZScores", "pairwise_delta",
-           "paired_delta"]
-
-DELTAS = ("burrows", "argamon", "eder", "cosine")
-
-
-def _check_kind(kind: str) -> None:
-    if kind not in DELTAS:
-        raise ValueError(f"unknown delta {kind!r}; expected one of {DELTAS}")
-
-
-def pairwise_delta(z1: np.ndarray, z2: np.ndarray, kind: str = "burrows") -> np.ndarray:
-    """Delta between every row of ``z1`` (n1, n) and every row of ``z2`` (n2, n): (n1, n2).
-
-    ``burrows``, ``eder`` and ``cosine`` are ``stylo.features.pairwise_delta``; ``argamon`` is
-    the Euclidean distance. Columns must be ordered by decreasing frequency for ``eder``.
-    """
-    _check_kind(kind)
-    if kind == "argamon":
-        z1, z2 = np.atleast_2d(np.asarray(z1, float)), np.atleast_2d(np.asarray(z2, float))
-        if z1.shape[1] != z2.shape[1]:
-            raise ValueError(f"z1 has {z1.shape[1]} features but z2 has {z2.shape[1]}")
-        return cdist(z1, z2, "euclidean")
-    return features.pairwise_delta(z1, z2, kind=kind)
-
-
-def paired_delta(z1: np.ndarray, z2: np.ndarray, kind: str = "burrows") -> np.ndarray:
-    """Delta between aligned rows ``z1[i]`` and ``z2[i]`` (both (n_pairs, n)): (n_pairs,)."""
-    _check_kind(kind)
-    if kind == "argamon":
-        z1, z2 = np.atleast_2d(np.asarray(z1, float)), np.atleast_2d(np.asarray(z2, float))
-        if z1.shape != z2.shape:
-            raise ValueError(f"paired_delta needs equal shapes, got {z1.shape} and {z2.shape}")
-        return np.sqrt(((z1 - z2) ** 2).sum(axis=1))
-    return features.paired_delta(z1, z2, kind=kind)
+__all__ = ["DeltaClassifier", "DeltaVerifier", "ZScores"]
 
 
 class ZScores(BaseEstimator):
@@ -120,7 +79,7 @@ class DeltaClassifier(ClassifierMixin, BaseEstimator):
         self.n = n
 
     def fit(self, texts, authors):
-        _check_kind(self.kind)
+        self.delta_ = features.get_delta(self.kind)
         texts = check_texts(texts)
         authors = np.asarray(authors)
         if len(texts) != len(authors):
@@ -133,7 +92,7 @@ class DeltaClassifier(ClassifierMixin, BaseEstimator):
 
     def decision_function(self, texts) -> np.ndarray:
         check_is_fitted(self, "centroids_")
-        return -pairwise_delta(self.zscores_.transform(texts), self.centroids_, self.kind)
+        return -self.delta_.pairwise(self.zscores_.transform(texts), self.centroids_)
 
     def predict(self, texts) -> np.ndarray:
         scores = self.decision_function(texts)
@@ -143,7 +102,7 @@ class DeltaClassifier(ClassifierMixin, BaseEstimator):
         """Delta between every two of ``texts`` (n, n), with this fit's z-scoring."""
         check_is_fitted(self, "centroids_")
         z = self.zscores_.transform(texts)
-        return pairwise_delta(z, z, self.kind)
+        return self.delta_.pairwise(z, z)
 
 
 class DeltaVerifier(Verifier):
@@ -163,7 +122,7 @@ class DeltaVerifier(Verifier):
         self.random_state = random_state
 
     def _fit_impl(self, X, y) -> None:
-        _check_kind(self.kind)
+        self.delta_ = features.get_delta(self.kind)
         pairs = training_pairs(X, n_pairs=self.n_pairs, seed=self.random_state)
         texts = X.texts if isinstance(X, Corpus) else pairs.texts_a() + pairs.texts_b()
         self.zscores_ = ZScores(self.n_features, self.unit, self.n).fit(texts)
@@ -174,7 +133,7 @@ class DeltaVerifier(Verifier):
         self.logistic_ = LogisticRegression().fit(d[:, None], labels)
 
     def _delta(self, texts_a, texts_b) -> np.ndarray:
-        return paired_delta(*pair_rows(self.zscores_.transform, texts_a, texts_b), self.kind)
+        return self.delta_.paired(*pair_rows(self.zscores_.transform, texts_a, texts_b))
 
     def _score_impl(self, texts_a, texts_b):
         d = self._delta(texts_a, texts_b)

@@ -20,8 +20,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from baselines.delta import DELTAS, DeltaClassifier
+from baselines.delta import DeltaClassifier
 from stylo.datasets import load
+from stylo.features import DELTAS
 
 COLOURS = {"Hamilton": "tab:red", "Madison": "tab:blue", "Jay": "tab:green",
            "disputed": "black"}

@@ -12,8 +12,29 @@ from sklearn.base import clone
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 from sklearn.pipeline import FeatureUnion, Pipeline
 
-from stylo.features import TOKEN_PATTERN, CharNgrams, WordNgrams
-from stylo.features import _reference as R
+from stylo.features import TOKEN_PATTERN, CharNgrams, WordNgrams, ngrams
+from stylo.features._columns import local_columns, merge_sorted, remap_rows
+from stylo.features._entries import EntryStore
+from stylo.features._reference import count_matrix, tokenize
+from stylo.features._reference import merge_sorted as merge_sorted_reference
+from stylo.features._segments import TextChunk, text_segments
+from stylo.features._tokens import (
+    TokenChunk,
+    merge_tokens,
+    sort_tokens,
+    token_buffer,
+    token_strings,
+    token_symbols,
+)
+from stylo.features._utf8 import (
+    LOWER_SPECIAL,
+    N_CODEPOINTS,
+    char_table,
+    class_counts,
+    encode_utf8,
+    lower_table,
+)
+from stylo.features.function_words import CHAR_CLASSES, _class_table
 
 # letters with case quirks (İ lowers to two code points), combining marks, whitespace of
 # several kinds (tab, NBSP, em space, line separator), apostrophes, emoji with a modifier
@@ -53,7 +74,7 @@ def test_char_ngrams_equal_countvectorizer_and_reference(docs, rng, analyzer, lo
         return
     X = ours.fit_transform(docs)
     assert_same(X, ours.get_feature_names_out(), expected, cv.get_feature_names_out())
-    dense, names = R.count_matrix([d.lower() if lowercase else d for d in docs], analyzer, *rng)
+    dense, names = count_matrix([d.lower() if lowercase else d for d in docs], analyzer, *rng)
     assert names == list(ours.get_feature_names_out())
     assert np.array_equal(X.toarray(), dense)
     # transform of unseen text ignores unknown n-grams exactly like scikit-learn
@@ -75,7 +96,7 @@ def test_word_ngrams_equal_countvectorizer_and_reference(docs, rng, lowercase):
         return
     X = ours.fit_transform(docs)
     assert_same(X, ours.get_feature_names_out(), expected, cv.get_feature_names_out())
-    dense, names = R.count_matrix([d.lower() if lowercase else d for d in docs], "word", *rng)
+    dense, names = count_matrix([d.lower() if lowercase else d for d in docs], "word", *rng)
     assert names == list(ours.get_feature_names_out()) and np.array_equal(X.toarray(), dense)
     new = [" ".join(reversed(d.split())) + " unseen" for d in docs]
     assert (ours.transform(new) != cv.transform(new)).nnz == 0
@@ -94,7 +115,6 @@ def test_documents_counted_in_pieces_equal_countvectorizer_and_reference(
     them are counted once, as by CountVectorizer and the reference; also in transform."""
     from unittest import mock
 
-    from stylo.features import ngrams
 
     if analyzer == "word":
         rng = (min(rng[0], 3), min(rng[1], 3))
@@ -113,12 +133,12 @@ def test_documents_counted_in_pieces_equal_countvectorizer_and_reference(
         new = [d[::-1] + " zq😀 unseen" for d in docs]
         assert (ours.transform(new) != cv.transform(new)).nnz == 0
     assert_same(X, ours.get_feature_names_out(), expected, cv.get_feature_names_out())
-    dense, names = R.count_matrix([d.lower() if lowercase else d for d in docs], analyzer, *rng)
+    dense, names = count_matrix([d.lower() if lowercase else d for d in docs], analyzer, *rng)
     assert names == list(ours.get_feature_names_out()) and np.array_equal(X.toarray(), dense)
 
 
 def test_tokeniser_is_documented_pattern():
-    assert R.tokenize("I don't  know o'clock 'tis x' _a1 é́") == \
+    assert tokenize("I don't  know o'clock 'tis x' _a1 é́") == \
         ["I", "don't", "know", "o'clock", "tis", "x", "_a1", "é"]  # U+0301 is not \w
 
 
@@ -145,7 +165,6 @@ def test_very_long_document_and_empty_rows(n_jobs):
     """Long documents counted whole and in pieces of ngrams._DOC_PIECE = 4096 symbols."""
     from unittest import mock
 
-    from stylo.features import ngrams
 
     rng = np.random.default_rng(1)
     long_doc = "".join(rng.choice(ALPHABET, size=30_000))
@@ -301,13 +320,12 @@ def test_sklearn_composition_pickle_and_unfitted():
 @given(st.lists(st.tuples(st.integers(0, 3000), st.integers(0, 3000)), min_size=1, max_size=4),
        st.integers(1, 3))
 def test_entries_pack_moves_chunks_together_exactly(chunks, n_pieces):
-    """_Entries.pack == concatenating each chunk's used entries (overlapping moves included;
+    """EntryStore.pack == concatenating each chunk's used entries (overlapping moves included;
     chunk 0 of several written at the end of its region)."""
-    from stylo.features import ngrams
 
     bounds = [max(a, b) for a, b in chunks]
     sizes = [min(a, b) for a, b in chunks]
-    entries = ngrams._Entries(bounds)
+    entries = EntryStore(bounds)
     rng = np.random.default_rng(len(chunks))
     want_ids, want_counts = [], []
     for k, n in enumerate(sizes):
@@ -330,17 +348,16 @@ def test_entries_pack_moves_chunks_together_exactly(chunks, n_pieces):
 def test_codepoint_lowercasing_table_is_str_lower():
     """CharNgrams lowercases code points by table: exact for all but two code points (their
     text is lowered by Python), idempotent, and never changes whether a character is space."""
-    from stylo.features import ngrams
 
-    table = ngrams._lower_table()
-    specials = [ord(c) for c in ngrams._LOWER_SPECIAL]
+    table = lower_table()
+    specials = [ord(c) for c in LOWER_SPECIAL]
     sample = np.r_[np.arange(0x3000), np.random.default_rng(0).integers(0x3000, 0x110000, 5000)]
     for c in sample:
         if c not in specials:
             assert chr(table[c]) == chr(c).lower()
     assert sorted(c for c in range(0x3000) if len(chr(c).lower()) != 1) == [0x130]
     assert np.array_equal(table[table], table)
-    space = ngrams._table("space")
+    space = char_table("space")
     assert np.array_equal(space[table], space)
     docs = ["ΣΑΣ Ǆx İi", "ΣΑΣ ǅ", "ÉCOLE Ω"]
     cv = CountVectorizer(analyzer="char", ngram_range=(1, 3))
@@ -354,9 +371,8 @@ def test_codepoint_lowercasing_table_is_str_lower():
                 max_size=5),
        st.sampled_from([400, 2000, 100_000, 5_000_000]), st.integers(0, 2**31 - 1))
 def test_remap_rows_kernel_matches_reference(rows, n_cols, seed):
-    """K.remap_rows (map local ids to columns, drop unmapped, radix-sort each row in 1, 2 or
+    """remap_rows (map local ids to columns, drop unmapped, radix-sort each row in 1, 2 or
     3 passes) == the same in Python."""
-    from stylo.features import _kernels as K
 
     rng = np.random.default_rng(seed)
     cols = rng.permutation(n_cols)[:400]  # injective, as columns of distinct n-grams are
@@ -367,7 +383,7 @@ def test_remap_rows_kernel_matches_reference(rows, n_cols, seed):
     want = [sorted((int(local_to_col[i]), int(c)) for i, c in zip(r, counts[a:a + len(r)])
                    if local_to_col[i] >= 0) for r, a in zip(rows, starts, strict=True)]
     row_nnz = np.array([len(r) for r in rows], dtype=np.int64)
-    out_nnz, nnz = K.remap_rows(row_nnz, ids, counts, local_to_col, n_cols)
+    out_nnz, nnz = remap_rows(row_nnz, ids, counts, local_to_col, n_cols)
     got, at = [], 0
     for m in out_nnz:
         got.append(list(zip(ids[at:at + m].tolist(), counts[at:at + m].tolist(), strict=True)))
@@ -380,16 +396,14 @@ def test_remap_rows_kernel_matches_reference(rows, n_cols, seed):
        st.lists(st.integers(-2**62, 2**62), unique=True, max_size=60),
        st.lists(st.integers(0, 20), unique=True, max_size=15))
 def test_merge_sorted_kernel_matches_reference(a, b, shared):
-    """K.merge_sorted (union of two sorted key arrays and where each key went) == a sorted
+    """merge_sorted (union of two sorted key arrays and where each key went) == a sorted
     set union in Python, including keys present in both."""
-    from stylo.features import _kernels as K
-    from stylo.features import _reference as R
 
     a = sorted(set(a) | set(shared))
     b = sorted(set(b) | set(shared[::2]))
-    union, pos_a, pos_b = K.merge_sorted(np.array(a, dtype=np.int64),
+    union, pos_a, pos_b = merge_sorted(np.array(a, dtype=np.int64),
                                          np.array(b, dtype=np.int64))
-    want = R.merge_sorted(a, b)
+    want = merge_sorted_reference(a, b)
     assert (union.tolist(), pos_a.tolist(), pos_b.tolist()) == want
 
 
@@ -397,13 +411,12 @@ def test_merge_sorted_kernel_matches_reference(a, b, shared):
 @given(st.lists(st.integers(0, 40), unique=True, max_size=30), st.randoms(use_true_random=False),
        st.booleans())
 def test_local_columns_kernel_matches_reference(pos, rnd, with_col):
-    """K.local_columns: ``out[order[j]] = col[pos[j]]`` (or ``pos[j]`` with an empty col)."""
-    from stylo.features import _kernels as K
+    """local_columns: ``out[order[j]] = col[pos[j]]`` (or ``pos[j]`` with an empty col)."""
 
     order = list(range(len(pos)))
     rnd.shuffle(order)
     col = [rnd.randint(-1, 99) for _ in range(41)] if with_col else []
-    out = K.local_columns(np.array(order, dtype=np.int64), np.array(pos, dtype=np.int64),
+    out = local_columns(np.array(order, dtype=np.int64), np.array(pos, dtype=np.int64),
                           np.array(col, dtype=np.int32))
     want = [0] * len(pos)
     for j, local in enumerate(order):
@@ -415,14 +428,11 @@ def test_local_columns_kernel_matches_reference(pos, rnd, with_col):
 @given(st.lists(st.text(alphabet=ALPHABET + ["\ud800", "\U0010ffff", "7", "Z"], max_size=30),
                 min_size=1, max_size=5))
 def test_class_counts_kernel_matches_reference(docs):
-    """K.class_counts on UTF-8 (lone surrogates included) == counting each code point's class
+    """class_counts on UTF-8 (lone surrogates included) == counting each code point's class
     in Python."""
-    from stylo.features import _kernels as K
-    from stylo.features import ngrams
-    from stylo.features.function_words import CHAR_CLASSES, _class_table
 
     table = _class_table()
-    got = K.class_counts(*ngrams._encode_utf8(docs), table, len(CHAR_CLASSES))
+    got = class_counts(*encode_utf8(docs), table, len(CHAR_CLASSES))
     want = np.zeros((len(docs), len(CHAR_CLASSES)), dtype=np.int64)
     for d, doc in enumerate(docs):
         for c in doc:
@@ -435,15 +445,14 @@ def test_class_counts_kernel_matches_reference(docs):
                 min_size=1, max_size=6),
        st.booleans())
 def test_tokenize_text_kernel_matches_reference(docs, lowercase):
-    """K.tokenize_text (via ngrams._Tokens): the tokens of each document, lowered or not, are
+    """tokenize_text (via TokenChunk): the tokens of each document, lowered or not, are
     those of the reference tokeniser on ``str.lower()`` of it (Kelvin sign and U+023A change
     their UTF-8 length when lowered; İ and Σ take Python's lowering); ids are given in order
     of first occurrence and the distinct tokens come out sorted as Python sorts str."""
-    from stylo.features import ngrams
 
-    chunk = ngrams._Tokens(docs, lowercase)
-    want = [R.tokenize(d.lower() if lowercase else d) for d in docs]
-    distinct = ngrams._token_strings(chunk.buf)
+    chunk = TokenChunk(docs, lowercase)
+    want = [tokenize(d.lower() if lowercase else d) for d in docs]
+    distinct = token_strings(chunk.buf)
     assert distinct == sorted({t for toks in want for t in toks})
     by_id = [None] * len(distinct)
     for r, i in enumerate(chunk.order):
@@ -458,15 +467,14 @@ def test_tokenize_text_kernel_matches_reference(docs, lowercase):
 def test_tokens_beyond_initial_tables_and_deep_prefixes():
     """Thousands of distinct tokens (the interning table and pool grow several times), many
     sharing 24-byte prefixes (the radix sort recurses three digits deep), some long."""
-    from stylo.features import ngrams
 
     rng = np.random.default_rng(0)
     words = [f"prefixprefixprefixprefix{i}" for i in range(3000)] + [f"w{i}" for i in range(3000)]
     words += ["x" * 5000, "Y" * 40 + "z"]
     docs = [" ".join(rng.choice(words, size=400)) + " ÉTÉ" for _ in range(30)]
-    chunk = ngrams._Tokens(docs, lowercase=True)
-    want = [R.tokenize(d.lower()) for d in docs]
-    distinct = ngrams._token_strings(chunk.buf)
+    chunk = TokenChunk(docs, lowercase=True)
+    want = [tokenize(d.lower()) for d in docs]
+    distinct = token_strings(chunk.buf)
     assert distinct == sorted({t for toks in want for t in toks})
     by_id = [None] * len(distinct)
     for r, i in enumerate(chunk.order):
@@ -483,23 +491,20 @@ token_lists = st.lists(st.tuples(st.sampled_from(["", "abcdefgh", "abcdefghijklm
 @settings(max_examples=80, deadline=None)
 @given(token_lists, token_lists, st.data())
 def test_sort_merge_and_match_token_kernels_match_reference(a, b, data):
-    """K.sort_tokens == sorted(); K.merge_tokens == R.merge_sorted on str; K.token_symbols ==
+    """sort_tokens == sorted(); merge_tokens == merge_sorted_reference on str; token_symbols ==
     a dict lookup (1-based, 0 for absent)."""
-    from stylo.features import _kernels as K
-    from stylo.features import ngrams
-    from stylo.features.ngrams import _token_buffer
 
-    buf, off, order = K.sort_tokens(*_token_buffer(a))
-    assert ngrams._token_strings(buf) == sorted(a)
+    buf, off, order = sort_tokens(*token_buffer(a))
+    assert token_strings(buf) == sorted(a)
     assert [a[i] for i in order] == sorted(a)
     sa, sb = sorted(a), sorted(b)
-    union, off_u, pos_a, pos_b = K.merge_tokens(*_token_buffer(sa), *_token_buffer(sb))
-    want = R.merge_sorted(sa, sb)
-    assert (ngrams._token_strings(union), pos_a.tolist(), pos_b.tolist()) == want
-    assert off_u.tolist() == _token_buffer(want[0])[1].tolist()
+    union, off_u, pos_a, pos_b = merge_tokens(*token_buffer(sa), *token_buffer(sb))
+    want = merge_sorted_reference(sa, sb)
+    assert (token_strings(union), pos_a.tolist(), pos_b.tolist()) == want
+    assert off_u.tolist() == token_buffer(want[0])[1].tolist()
     ids = np.array(data.draw(st.lists(st.integers(0, max(len(a) - 1, 0)),
                                       max_size=30 if a else 0)), dtype=np.int32)
-    sym = K.token_symbols(*_token_buffer(sb), buf, off, order, ids)
+    sym = token_symbols(*token_buffer(sb), buf, off, order, ids)
     index = {t: i + 1 for i, t in enumerate(sb)}
     assert sym.tolist() == [index.get(a[i], 0) for i in ids]
 
@@ -509,18 +514,16 @@ def test_sort_merge_and_match_token_kernels_match_reference(a, b, data):
                 min_size=1, max_size=5),
        st.booleans(), st.integers(3, 9))
 def test_utf8_scan_and_segments_kernels_match_reference(docs, word_bounded, limit):
-    """K.scan_text / K.text_segments on UTF-8 bytes (lone surrogates included) == the code
+    """scan_text / text_segments on UTF-8 bytes (lone surrogates included) == the code
     points of the reference's segments: whitespace runs collapsed, or space-padded words;
     also when decoded ``limit`` symbols at a time, each open segment carried over."""
     import re
 
-    from stylo.features import _kernels as K
-    from stylo.features import ngrams
 
-    chunk = ngrams._Text(docs, word_bounded)
+    chunk = TextChunk(docs, word_bounded)
     assert np.flatnonzero(chunk.present).tolist() == sorted({ord(c) for d in docs for c in d})
-    identity = np.arange(ngrams._N_CODEPOINTS, dtype=np.int32)  # symbol = code point
-    space = ngrams._table("space")
+    identity = np.arange(N_CODEPOINTS, dtype=np.int32)  # symbol = code point
+    space = char_table("space")
     n_sym = n_seg = 0
     for d, doc in enumerate(docs):
         a, b = chunk.doc_off[d], chunk.doc_off[d + 1]
@@ -531,7 +534,7 @@ def test_utf8_scan_and_segments_kernels_match_reference(docs, word_bounded, limi
             seg_off = np.empty((b - a) // 2 + 4, dtype=np.int64)
             got, at, held, inside, before = [], a, 0, False, ""
             while True:
-                n, held, at, inside = K.text_segments(chunk.text, at, b, identity, space,
+                n, held, at, inside = text_segments(chunk.text, at, b, identity, space,
                                                       np.int32(32), word_bounded, inside, sym,
                                                       held, seg_off, lim)
                 segs = ["".join(map(chr, sym[seg_off[k]:seg_off[k + 1]])) for k in range(n)]
@@ -542,7 +545,7 @@ def test_utf8_scan_and_segments_kernels_match_reference(docs, word_bounded, limi
                     got += [before + segs[0], *segs[1:]]
                     before = ""
                 if inside or not word_bounded:
-                    # the open segment: its last two symbols are carried, as _count carries
+                    # the open segment: its last two symbols are carried, as count_text carries
                     # max_n of them, the rest kept aside
                     open_seg = sym[seg_off[n]:held].copy()
                     before += "".join(map(chr, open_seg[:-2]))

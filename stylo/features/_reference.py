@@ -92,8 +92,11 @@ def row_similarity(x, y, kind: str) -> float:
 
 
 def delta(z1, z2, kind: str) -> float:
-    """Burrows / cosine / Eder Delta between two z-score vectors (columns in rank order)."""
+    """Burrows / Argamon / cosine / Eder Delta between two z-score vectors (columns in rank
+    order)."""
     k = len(z1)
+    if kind == "argamon":
+        return sum((a - b) ** 2 for a, b in zip(z1, z2, strict=True)) ** 0.5
     if kind == "burrows":
         return sum(abs(a - b) for a, b in zip(z1, z2, strict=True)) / k
     if kind == "eder":

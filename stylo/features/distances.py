@@ -10,9 +10,7 @@ for non-negative vectors (negative entries raise ``ValueError``); it is defined 
 rows are all zero. ``cosine`` is the cosine SIMILARITY, 0 when either row is all zero.
 ``manhattan`` is the L1 DISTANCE ``sum_j |x_j - y_j|``.
 
-Delta (Burrows 2002 and descendants) works on z-scored relative frequencies of the most
-frequent features: fit :class:`DeltaScaler` on a reference corpus, transform both sides, then
-``pairwise_delta`` / ``paired_delta`` (distances: lower = more similar).
+Delta distances, on z-scores rather than counts, are in ``delta``.
 
 How (``numba`` ``nogil`` kernels, blocks of x rows on ``n_jobs`` threads): all-vs-all walks an
 inverted index of Y (its CSC form) from each x non-zero, so only common non-zeros cost work;
@@ -27,16 +25,12 @@ from concurrent.futures import ThreadPoolExecutor
 import numba
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.validation import (_check_feature_names_in, check_is_fitted,
-                                      check_non_negative, validate_data)
 from threadpoolctl import threadpool_limits
 
 from stylo.features._validation import effective_n_jobs
 
 __all__ = ["paired_minmax", "paired_cosine", "paired_manhattan", "pairwise_minmax",
-           "pairwise_cosine", "pairwise_manhattan", "DeltaScaler", "pairwise_delta",
-           "paired_delta"]
+           "pairwise_cosine", "pairwise_manhattan"]
 
 _MINMAX, _COSINE, _MANHATTAN, _DOT = 0, 1, 2, 3
 
@@ -250,159 +244,3 @@ def _busy_columns(X, Y):
 def pairwise_manhattan(X, Y, n_jobs=None):
     """L1 distance between every row of X and every row of Y, shape (n_x, n_y)."""
     return _run(_MANHATTAN, *_check(_MANHATTAN, X, Y, False), False, n_jobs)
-
-
-# ------------------------------------------------------------------------------------ Delta
-_CONSTANT = 1e-12  # a standard deviation of relative frequencies this small is rounding noise
-
-
-class DeltaScaler(TransformerMixin, BaseEstimator):
-    """z-scores of relative frequencies of the most frequent features (Burrows' Delta input).
-
-    ``fit`` takes a non-negative count matrix (n_docs, n_features), dense or sparse, e.g. from
-    ``WordNgrams``: each row is divided by its total (relative frequencies; an all-zero row
-    stays zero), the ``max_features`` columns with the highest mean relative frequency are
-    kept, ordered by decreasing mean frequency (so column k has frequency rank k + 1, which
-    Eder's Delta uses), and their mean and standard deviation (``ddof``, default 1 as in R
-    ``stylo``) are stored. ``transform`` returns the dense (n_docs, k) float64 array
-    ``(freq - mean_) / std_``; a feature with no deviation in the reference (std <= 1e-12,
-    relative frequencies being <= 1, so rounding noise of a constant column) gets z = 0.
-    Ties in mean frequency (equal to 12 decimals) are broken by column index.
-
-    Input is checked as scikit-learn's estimators check it (2-D, finite, at least ``ddof + 1``
-    rows, non-negative, the fitted number of columns; a DataFrame's column names are kept in
-    ``feature_names_in_``), and ``get_feature_names_out`` names the kept columns, so that
-    ``set_output(transform="pandas")`` works. It passes ``check_estimator``.
-    """
-
-    def __init__(self, max_features=None, ddof=1):
-        self.max_features = max_features
-        self.ddof = ddof
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.input_tags.positive_only = True  # counts
-        return tags
-
-    def _relative(self, X, reset):
-        """Checked ``X`` (CSR float64) divided by its row totals."""
-        X = validate_data(self, X, reset=reset, accept_sparse="csr", dtype=np.float64,
-                          ensure_min_samples=self.ddof + 1 if reset else 1)
-        check_non_negative(X, "DeltaScaler")
-        X = sp.csr_matrix(X)
-        totals = np.asarray(X.sum(axis=1)).ravel()
-        totals[totals == 0] = 1.0
-        return sp.diags(1.0 / totals) @ X
-
-    def fit(self, X, y=None):
-        """Learn the kept columns (``columns_``), ``mean_`` and ``std_`` from counts ``X``."""
-        mf = self.max_features
-        if mf is not None and (isinstance(mf, bool) or not isinstance(mf, (int, np.integer))
-                               or mf < 1):
-            raise ValueError(f"max_features must be a positive int or None, got {mf!r}")
-        if self.ddof not in (0, 1):
-            raise ValueError(f"ddof must be 0 or 1, got {self.ddof!r}")
-        F = self._relative(X, reset=True)
-        mean = np.asarray(F.mean(axis=0)).ravel()
-        # means equal to 12 decimals are ties (summation order must not decide the ranking)
-        order = np.lexsort((np.arange(mean.shape[0]), -np.round(mean, 12)))
-        self.columns_ = order[: mf] if mf is not None else order
-        dense = F[:, self.columns_].toarray()
-        self.mean_ = dense.mean(axis=0)
-        self.std_ = dense.std(axis=0, ddof=self.ddof)
-        return self
-
-    def transform(self, X):
-        """Dense z-scores, shape (n_docs, len(columns_))."""
-        check_is_fitted(self, "columns_")
-        dense = self._relative(X, reset=False)[:, self.columns_].toarray()
-        varies = self.std_ > _CONSTANT
-        safe = np.where(varies, self.std_, 1.0)
-        return np.where(varies, (dense - self.mean_) / safe, 0.0)
-
-    def get_feature_names_out(self, input_features=None):
-        """Names of the kept columns in output order: ``input_features``, else the fitted
-        DataFrame's column names, else ``x0 .. x{n_features_in_ - 1}``, taken at
-        ``columns_``."""
-        check_is_fitted(self, "columns_")
-        return _check_feature_names_in(self, input_features)[self.columns_]
-
-
-@numba.njit(cache=True, nogil=True)
-def _weighted_l1_block(A, B, w, r0, r1):
-    out = np.empty((r1 - r0, B.shape[0]))
-    for r in range(r0, r1):
-        for c in range(B.shape[0]):
-            acc = 0.0
-            for k in range(A.shape[1]):
-                acc += w[k] * abs(A[r, k] - B[c, k])
-            out[r - r0, c] = acc
-    return out
-
-
-def _delta_weights(kind, k):
-    if kind == "burrows":
-        return np.full(k, 1.0 / k)
-    # Eder (2015): |z_a - z_b| weighted by (k - rank + 1) / k, rank 1 = most frequent
-    return (k - np.arange(k)) / k / k
-
-
-def _check_z(Z1, Z2, kind, paired):
-    if kind not in ("burrows", "cosine", "eder"):
-        raise ValueError(f"kind must be 'burrows', 'cosine' or 'eder', got {kind!r}")
-    Z1 = np.asarray(Z1.toarray() if sp.issparse(Z1) else Z1, dtype=np.float64)
-    Z2 = np.asarray(Z2.toarray() if sp.issparse(Z2) else Z2, dtype=np.float64)
-    if Z1.ndim != 2 or Z2.ndim != 2 or Z1.shape[1] != Z2.shape[1] or Z1.shape[1] == 0:
-        raise ValueError(f"Z1 and Z2 must be 2-D with the same, non-zero number of columns; "
-                         f"got {Z1.shape} and {Z2.shape}")
-    if paired and Z1.shape[0] != Z2.shape[0]:
-        raise ValueError(f"paired_delta needs as many rows in Z1 ({Z1.shape[0]}) as in Z2 "
-                         f"({Z2.shape[0]})")
-    if not (np.isfinite(Z1).all() and np.isfinite(Z2).all()):
-        raise ValueError("z-scores contain NaN or infinity")
-    return np.ascontiguousarray(Z1), np.ascontiguousarray(Z2)
-
-
-def _cosine_distance(A, B):
-    na = np.linalg.norm(A, axis=1)
-    nb = np.linalg.norm(B, axis=1)
-    den = np.outer(na, nb)
-    sim = np.divide(A @ B.T, den, out=np.zeros(den.shape), where=den > 0)
-    return 1.0 - sim
-
-
-def pairwise_delta(Z1, Z2, kind="burrows", n_jobs=None):
-    """Delta distance of every row of Z1 to every row of Z2 (z-scores from ``DeltaScaler``),
-    shape (n_1, n_2).
-
-    * ``burrows``: ``mean_k |z1_k - z2_k|`` (Burrows 2002).
-    * ``cosine``: ``1 - cos(z1, z2)`` (Cosine / Wuerzburg Delta, Smith & Aldridge 2011;
-      Jannidis et al. 2015); 1 when a vector is all zero.
-    * ``eder``: ``(1/k) sum_k |z1_k - z2_k| (k_max - rank_k + 1) / k_max`` with rank_k = k + 1
-      the frequency rank of column k (Eder 2015, as in R ``stylo``'s ``dist.eder``).
-    """
-    A, B = _check_z(Z1, Z2, kind, False)
-    if kind == "cosine":
-        return _cosine_distance(A, B)
-    w = _delta_weights(kind, A.shape[1])
-    n_jobs = effective_n_jobs(n_jobs)
-    bounds = np.linspace(0, A.shape[0], min(A.shape[0], 4 * n_jobs) + 1).astype(np.int64)
-    if A.shape[0] == 0:
-        return np.zeros((0, B.shape[0]))
-
-    def block(i):
-        return _weighted_l1_block(A, B, w, bounds[i], bounds[i + 1])
-
-    with ThreadPoolExecutor(n_jobs) as pool:
-        return np.concatenate(list(pool.map(block, range(len(bounds) - 1))), axis=0)
-
-
-def paired_delta(Z1, Z2, kind="burrows"):
-    """Delta distance of row i of Z1 to row i of Z2, shape (n,); see :func:`pairwise_delta`."""
-    A, B = _check_z(Z1, Z2, kind, True)
-    if kind == "cosine":
-        na = np.linalg.norm(A, axis=1) * np.linalg.norm(B, axis=1)
-        dots = np.einsum("ij,ij->i", A, B)
-        return 1.0 - np.divide(dots, na, out=np.zeros(na.shape), where=na > 0)
-    return np.abs(A - B) @ _delta_weights(kind, A.shape[1])

@@ -11,11 +11,11 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from stylo.features import _kernels as K
+from stylo.features._tokens import tokenize
+from stylo.features._utf8 import N_CODEPOINTS, char_table, class_counts, encode_utf8
 from stylo.features._validation import TextInputMixin
+from stylo.features.ngrams import CharNgrams, WordNgrams
 from stylo.text_input import check_texts
-from stylo.features.ngrams import (_N_CODEPOINTS, CharNgrams, WordNgrams, _encode_utf8, _table,
-                                   _tokenize)
 
 __all__ = ["FunctionWords", "function_words", "PUNCTUATION", "CHAR_CLASSES"]
 
@@ -40,12 +40,12 @@ def function_words(language: str = "en") -> tuple[str, ...]:
 
 @lru_cache(maxsize=1)
 def _class_table() -> np.ndarray:
-    every = "".join(map(chr, range(_N_CODEPOINTS)))
-    table = np.full(_N_CODEPOINTS, CHAR_CLASSES.index("other"), dtype=np.int64)
+    every = "".join(map(chr, range(N_CODEPOINTS)))
+    table = np.full(N_CODEPOINTS, CHAR_CLASSES.index("other"), dtype=np.int64)
     for name, test in (("punct", lambda c: unicodedata.category(c).startswith("P")),
                        ("lower", str.islower), ("upper", str.isupper)):
         table[[i for i, c in enumerate(every) if test(c)]] = CHAR_CLASSES.index(name)
-    table[_table("space") == 1] = CHAR_CLASSES.index("space")
+    table[char_table("space") == 1] = CHAR_CLASSES.index("space")
     table[[i for i, c in enumerate(every) if c.isdecimal()]] = CHAR_CLASSES.index("digit")
     return table
 
@@ -103,13 +103,13 @@ class FunctionWords(TextInputMixin, TransformerMixin, BaseEstimator):
         docs = check_texts(X)
         counter = WordNgrams((1, 1), vocabulary=list(self.words_))
         parts = [counter.fit_transform(docs).astype(np.float64)]
-        parts[0] = _divide_rows(parts[0], np.diff(_tokenize(docs, lowercase=True)[2]))
+        parts[0] = _divide_rows(parts[0], np.diff(tokenize(docs, lowercase=True)[2]))
         lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
         if self.punctuation:
             marks = CharNgrams((1, 1), vocabulary=list(PUNCTUATION), lowercase=False)
             parts.append(_divide_rows(marks.fit_transform(docs).astype(np.float64), lengths))
         if self.char_classes:
-            shares = K.class_counts(*_encode_utf8(docs), _class_table(), len(CHAR_CLASSES))
+            shares = class_counts(*encode_utf8(docs), _class_table(), len(CHAR_CLASSES))
             parts.append(_divide_rows(sp.csr_matrix(shares.astype(np.float64)), lengths))
         X = sp.hstack(parts, format="csr")
         return X if self.sparse_output else X.toarray()
