@@ -77,8 +77,8 @@ def test_unknown_and_missing_datasets_are_clear(tmp_path, monkeypatch):
         load("pan14_av/xx")
     monkeypatch.setenv("STYLO_DATA", str(tmp_path))
     monkeypatch.chdir(tmp_path)
-    import stylo.datasets as ds
-    monkeypatch.setattr(ds, "_REPO_ROOT", tmp_path / "repo")
+    from stylo.datasets import _registry
+    monkeypatch.setattr(_registry, "_REPO_ROOT", tmp_path / "repo")
     with pytest.raises(DatasetNotAvailable, match="not available on this machine.*guardian"):
         load("guardian")
     assert not available()["available"].any()

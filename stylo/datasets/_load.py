@@ -1,0 +1,57 @@
+"""``load``: a registered dataset read, checked and filtered."""
+
+from __future__ import annotations
+
+import logging
+
+from stylo.corpus import Corpus, PairSet
+from stylo.datasets._filters import apply_filters
+from stylo.datasets._jsonl import DataError
+from stylo.datasets._readers import read_cached
+from stylo.datasets._registry import check_sha256, locate, registry, split_name
+
+# the package's name, as users configure it: the module is an implementation detail
+log = logging.getLogger("stylo.datasets")
+
+
+def load(name: str, *, split: str | None = None, normalize_newlines: bool = True,
+         min_tokens: int | None = None, min_per_author: int | None = None,
+         per_author: int | None = None, seed: int = 0, verify: bool = True,
+         **where) -> Corpus | PairSet:
+    """Load a registered dataset.
+
+    Parameters
+    ----------
+    name : registry name, optionally ``base/sub`` for a sub-corpus (``pan14_av/en_essays``).
+    split : keep only rows whose ``split`` column equals this (``"train"``/``"test"``).
+    normalize_newlines : turn ``\\r\\n`` and ``\\r`` into ``\\n`` (several PAN corpora mix them).
+    min_tokens : drop texts (problems: any of whose texts) with fewer whitespace tokens.
+    min_per_author : drop authors with fewer texts (corpora only), after ``min_tokens``.
+    per_author : sample at most this many texts per author with ``seed`` (corpora only).
+    verify : check the file's SHA-256 against the registry.
+    where : column=value filters, e.g. ``role="known"`` or ``language="en"``.
+
+    Every filter is explicit and recorded with its counts in the result's ``history``.
+    """
+    base, sub = split_name(name)
+    entry = registry()[base]
+    if entry["kind"] not in ("texts", "pairs"):
+        raise DataError(f"dataset {base!r} is a {entry['kind']} fixture, not texts or pairs; "
+                        f"use stylo.datasets.load_pan20_labels()")
+    path = locate(base)
+    if verify:
+        check_sha256(path, entry["sha256"])
+    if entry["kind"] == "pairs" and (min_per_author is not None or per_author is not None):
+        raise ValueError("min_per_author/per_author apply to corpora, not pair sets")
+    frame = read_cached(str(path.resolve()), path.stat().st_mtime_ns, entry["kind"],
+                        normalize_newlines).copy()
+    obj: Corpus | PairSet = (Corpus if entry["kind"] == "texts" else PairSet)(frame, name=name)
+    if sub is not None:
+        where = {entry["subsets_field"]: sub, **where}
+    if split is not None:
+        where = {"split": split, **where}
+    obj = apply_filters(obj, name, where, min_tokens, min_per_author, per_author, seed)
+    for step in obj.history:
+        log.info("%s: %s", name, step)
+    return obj
+
