@@ -2,6 +2,9 @@
 
     python benchmarks/bench_features.py [--docs 30000] [--pairs 1000]
 
+It imports ``stylo`` as installed (``pip install -e .``): to measure another checkout, run it
+with ``PYTHONPATH=<checkout>`` (the subprocesses inherit it).
+
 Loads the blog corpus (``stylo.datasets.load("blog")``, 30,000 posts) and, for char 1-4-grams
 and word 1-2-grams, runs ``CountVectorizer.fit_transform`` and ``CharNgrams`` /
 ``WordNgrams.fit_transform`` with ``n_jobs=1`` and ``n_jobs=2``, each in a fresh subprocess
@@ -44,11 +47,11 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = {"char 1-4": ("char", (1, 4)), "word 1-2": ("word", (1, 2))}
 
 
-def _rss_kb(field: str) -> int:
+def rss_kb(field: str) -> int:
+    """A field of ``/proc/self/status`` in kB (``VmRSS``, ``VmHWM``)."""
     with open("/proc/self/status") as fh:
         for line in fh:
             if line.startswith(field):
@@ -72,9 +75,6 @@ def engine_factory(engine: str, analyzer: str, rng: tuple[int, int], n_jobs: int
 
 def child(args) -> None:
     """One configuration in this fresh process; writes matrix, names and measurements."""
-    sys.path.insert(0, str(ROOT))
-
-
     with open(args.texts, "rb") as fh:
         texts = pickle.load(fh)
     make = engine_factory(args.engine, *CONFIGS[args.config], args.n_jobs)
@@ -83,12 +83,12 @@ def child(args) -> None:
     time.sleep(args.settle)
     with open("/proc/self/clear_refs", "w") as fh:
         fh.write("5")  # reset the peak-RSS counter
-    base = _rss_kb("VmRSS")
+    base = rss_kb("VmRSS")
     t0 = time.perf_counter()
     vec = make()
     X = vec.fit_transform(texts)
     seconds = time.perf_counter() - t0
-    peak = _rss_kb("VmHWM") - base
+    peak = rss_kb("VmHWM") - base
     sp.save_npz(args.out + ".npz", sp.csr_matrix(X), compressed=False)
     np.save(args.out + ".names.npy", np.asarray(vec.get_feature_names_out(), dtype=object),
             allow_pickle=True)
@@ -247,7 +247,6 @@ def main():
     args = p.parse_args()
     if args.child:
         return child(args)
-    sys.path.insert(0, str(ROOT))
     from stylo.datasets import load
 
     texts = load("blog").texts[: args.docs]

@@ -39,7 +39,7 @@ CONFIGS = {"char 1-4": ("char", (1, 4)), "word 1-2": ("word", (1, 2))}
 def child(args) -> None:
     """One (configuration, engine, document) in this fresh process; writes matrix, names and
     measurements."""
-    from benchmarks.bench_features import _rss_kb, engine_factory
+    from benchmarks.bench_features import engine_factory, rss_kb
 
     with open(args.text, "rb") as fh:
         doc = pickle.load(fh)
@@ -47,12 +47,12 @@ def child(args) -> None:
     make().fit_transform([doc[:5000]])  # warm-up
     with open("/proc/self/clear_refs", "w") as fh:
         fh.write("5")  # reset the peak-RSS counter
-    base = _rss_kb("VmRSS")
+    base = rss_kb("VmRSS")
     t0 = time.perf_counter()
     vec = make()
     X = vec.fit_transform([doc])
     seconds = time.perf_counter() - t0
-    peak = _rss_kb("VmHWM") - base
+    peak = rss_kb("VmHWM") - base
     sp.save_npz(args.out + ".npz", sp.csr_matrix(X), compressed=False)
     np.save(args.out + ".names.npy", np.asarray(vec.get_feature_names_out(), dtype=object),
             allow_pickle=True)
