@@ -27,6 +27,10 @@ B = np.array([[0.0, 1.0, 2.0]])
 def test_deltas_on_a_hand_computed_example(kind, expected):
     assert pairwise_delta(A, B, kind)[0, 0] == pytest.approx(expected, rel=1e-12)
     assert paired_delta(A, B, kind)[0] == pytest.approx(expected, rel=1e-12)
+    # the name table and the classes are one thing: the name picks that class's kernels
+    delta = DELTAS[kind]()
+    assert delta.name == kind
+    assert delta.pairwise(A, B)[0, 0] == pairwise_delta(A, B, kind)[0, 0]
 
 
 @settings(max_examples=40, deadline=None)

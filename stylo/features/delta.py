@@ -35,7 +35,7 @@ from sklearn.utils.validation import (
 from stylo.features._validation import effective_n_jobs
 
 __all__ = ["DELTAS", "ArgamonDelta", "BurrowsDelta", "CosineDelta", "Delta", "DeltaScaler",
-           "EderDelta", "get_delta", "paired_delta", "pairwise_delta"]
+           "EderDelta", "WeightedManhattanDelta", "get_delta", "paired_delta", "pairwise_delta"]
 
 _CONSTANT = 1e-12  # a standard deviation of relative frequencies this small is rounding noise
 
@@ -158,9 +158,6 @@ class Delta:
     def _paired(self, A, B):
         """The (n,) distances of aligned rows of checked arrays."""
         raise NotImplementedError
-
-    def __repr__(self):
-        return f"{type(self).__name__}()"
 
 
 @numba.njit(cache=True, nogil=True)
