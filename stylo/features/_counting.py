@@ -102,7 +102,7 @@ def _with_room(tab, shift, keys, parent, cnt, n_local, most):
     return tab, shift, keys, parent, cnt
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _insert_chain(tab, shift, keys, parent, n_local, key, n, chain_lo, bits, max_n):
     """Insert ``key`` (length ``n``, not in ``tab``) and its prefixes missing from it, down to
     length ``chain_lo``, shortest first, so that each hashed id can record its parent.
