@@ -5,8 +5,15 @@ import numpy as np
 import pytest
 
 from stylo.corpus import Corpus, PairSet
-from stylo.datasets import (DataError, DatasetNotAvailable, available, data_roots, load,
-                            load_pan20_format, registry)
+from stylo.datasets import (
+    DataError,
+    DatasetNotAvailable,
+    available,
+    data_roots,
+    load,
+    load_pan20_format,
+    registry,
+)
 from stylo.datasets._jsonl import read_jsonl
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib import resources
 
 import numpy as np
@@ -28,7 +28,7 @@ CHAR_CLASSES = ("lower", "upper", "digit", "space", "punct", "other")
 _LANGUAGES = ("en",)
 
 
-@lru_cache(maxsize=None)
+@cache
 def function_words(language: str = "en") -> tuple[str, ...]:
     """The shipped function-word list (``stylo/resources/function_words_<language>.txt``)."""
     if language not in _LANGUAGES:
