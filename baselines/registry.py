@@ -182,3 +182,41 @@ register("rag-embedding-llm", "baselines.rag:RAGRanker",
          "RAG: embedding search keeps the top 10 candidates, the LLM ranks them (AIDBench's "
          "topic-ignored prompt)",
          kind="llm", extras=("llm", "embed"), **_rag_stages(10))
+
+
+def _char_cosine() -> Verifier:
+    """Cosine of sublinear char 1-4-gram TF-IDF (the features of ``svm-pair``), uncalibrated."""
+    from baselines.naive import CharNgramCosine
+    return CharNgramCosine(ngram_size=4, min_n=1, max_features=20_000, lowercase=False,
+                           sublinear_tf=True)
+
+
+def _normalized(verifier: Verifier, **params) -> Verifier:
+    from baselines.normalization import BackgroundNormalized
+    return BackgroundNormalized(verifier, **params)
+
+
+def _naive_cosine() -> Verifier:
+    from baselines.naive import CharNgramCosine
+    return CharNgramCosine()
+
+
+def _stack_bases() -> tuple[Verifier, ...]:
+    from baselines.delta import DeltaVerifier
+    from baselines.svm import SVMPairVerifier
+    return (_normalized(_char_cosine(), grey_zone=False), SVMPairVerifier(),
+            DeltaVerifier())
+
+
+# s-norm against 100 training texts: measured on AIDBench one-to-two (seed 0) and PAN15-en in
+# baselines/normalization.py's commit; svm-pair-norm and delta-norm are not registered (see
+# there: svm-pair-norm gains 4-5 points at 6-10x svm-pair's cost, delta-norm loses on Guardian)
+register("naive-norm", "baselines.normalization:BackgroundNormalized",
+         "cngdist's char 4-gram TF-IDF cosine, s-normalised against 100 training texts, "
+         "Platt scaling and a grey zone (pan21)", verifier=_naive_cosine())
+register("cosine-norm", "baselines.normalization:BackgroundNormalized",
+         "sublinear char 1-4-gram TF-IDF cosine, s-normalised against 100 training texts, "
+         "Platt scaling and a grey zone (pan21)", verifier=_char_cosine())
+register("ensemble", "baselines.ensemble:StackedVerifier",
+         "stacked cosine-norm, svm-pair and delta: out-of-fold scores (folds by author), "
+         "logistic meta-model, grey zone (pan21)", bases=_stack_bases())
