@@ -25,7 +25,7 @@ def test_pan20_format_round_trip(tmp_path):
     assert (back.labels == pairs.labels).all()
 
 
-@pytest.mark.parametrize("method", ["naive", "ppm"])
+@pytest.mark.parametrize("method", ["naive", "ppm", "ensemble", "cosine-norm"])
 def test_cli_writes_answers(pan_dirs, method, capsys):
     train, test, out = pan_dirs
     assert main([method, "-i", str(test), "-o", str(out), "--train", str(train),
