@@ -24,13 +24,15 @@ import warnings
 
 import numpy as np
 
-from baselines._features import pair_rows
+from baselines._features import distinct_rows
 from baselines.calibration import CalibratedVerifier, ScoreCalibrator
 from stylo.corpus import PairSet
 from stylo.features import CharNgrams, paired_cosine, pairwise_cosine
 from stylo.verifier import Verifier, training_pairs
 
 __all__ = ["CharNgramCosine", "NaiveDistance"]
+
+_BATCH = 4096
 
 
 def _char_tfidf(ngram_range: tuple[int, int], max_features: int | None, n_jobs: int | None,
@@ -76,10 +78,15 @@ class CharNgramCosine(Verifier):
                                        self.lowercase, self.sublinear_tf).fit(texts)
 
     def _score_impl(self, texts_a, texts_b):
-        xa, xb = pair_rows(self.vectorizer_.transform, texts_a, texts_b)
-        sims = paired_cosine(xa, xb, n_jobs=self.n_jobs)
+        x, rows_a, rows_b = distinct_rows(self.vectorizer_.transform, texts_a, texts_b)
+        # pairs in batches: attribution puts each long joined known text in thousands of pairs,
+        # whose rows, all at once, would be gigabytes with a large vocabulary
+        sims = np.concatenate([paired_cosine(x[rows_a[at:at + _BATCH]], x[rows_b[at:at + _BATCH]],
+                                             n_jobs=self.n_jobs)
+                               for at in range(0, len(texts_a), _BATCH)])
         # a text without any vocabulary n-gram has no direction: no answer, not "dissimilar"
-        bad = (xa.getnnz(axis=1) == 0) | (xb.getnnz(axis=1) == 0)
+        empty = x.getnnz(axis=1) == 0
+        bad = empty[rows_a] | empty[rows_b]
         sims[bad] = np.nan
         if bad.any():
             warnings.warn(f"{type(self).__name__}: {int(bad.sum())} pair(s) with a text that "

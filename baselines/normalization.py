@@ -7,7 +7,8 @@ for text-independent speaker verification systems", Digital Signal Processing 10
 "s-norm" in Kenny, "Bayesian speaker verification with heavy-tailed priors", Odyssey 2010):
 with a background pool B of other texts and the inner verifier's score s(a, b),
 
-    z(a, b) = (s(a, b) - mean_B s(a, .)) / std_B s(a, .) + (s(a, b) - mean_B s(., b)) / std_B s(., b)
+    z(a, b) = (s(a, b) - mean_B s(a, .)) / std_B s(a, .)
+            + (s(a, b) - mean_B s(., b)) / std_B s(., b)
 
 i.e. the raw score standardised against each side's scores with the pool, summed over both
 sides. A logistic map (Platt) fitted on training pairs turns ``z`` into P(same author), and an
