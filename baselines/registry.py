@@ -223,4 +223,5 @@ register("cosine-norm", "baselines.normalization:BackgroundNormalized",
          "Platt scaling and a grey zone (pan21)", verifier=_char_cosine())
 register("ensemble", "baselines.ensemble:StackedVerifier",
          "stacked cosine-norm, svm-pair (400 pairs, 5,000 n-grams) and delta: out-of-fold "
-         "scores (two folds by author), logistic meta-model, grey zone (pan21)", bases=_stack_bases(), n_folds=2)
+         "scores (two folds by author), logistic meta-model, grey zone (pan21)",
+         bases=_stack_bases(), n_folds=2)
