@@ -7,8 +7,9 @@ most. ``fit(X)`` therefore
 
 1. splits the training data into ``n_folds`` groups that share nothing: a Corpus by author
    (every author's texts in one fold), a PairSet by connected problems (problems sharing any
-   text in one fold; PAN14 novels reuse unknown texts), assigned to folds with
-   ``random_state``;
+   text in one fold), whole groups in a seeded order into the smallest fold; when that leaves
+   a fold without both labels (PAN14 novels: one unknown text in many problems), a PairSet is
+   split by problem (no pair in two folds);
 2. for each fold, fits every base on the other folds and scores the fold's pairs with it (a
    Corpus fold: ``n_pairs / n_folds`` pairs drawn within the fold; a PairSet fold: its
    problems), so no base scores a pair it was fitted on, nor a pair of its training authors;
@@ -62,6 +63,24 @@ def pair_groups(pairs: PairSet) -> np.ndarray:
             parent[root(i)] = root(j)
     roots = [root(i) for i in range(len(pairs))]
     return np.unique(roots, return_inverse=True)[1]
+
+
+def _balanced_folds(groups: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """A fold per item: whole groups, in a seeded order, each into the fold with fewest items."""
+    sizes = np.bincount(groups)
+    order = rng.permutation(len(sizes))
+    order = order[np.argsort(-sizes[order], kind="stable")]
+    fill, fold_of_group = np.zeros(k, dtype=np.int64), np.empty(len(sizes), dtype=np.int64)
+    for g in order:
+        fold_of_group[g] = int(np.argmin(fill))
+        fill[fold_of_group[g]] += sizes[g]
+    return fold_of_group[groups]
+
+
+def _both_labels_everywhere(fold_of: np.ndarray, labels: np.ndarray, k: int) -> bool:
+    """Whether every fold, and every fold's complement, has both labels."""
+    return all(len(set(labels[fold_of == f])) == 2 and len(set(labels[fold_of != f])) == 2
+               for f in range(k))
 
 
 def _logits(columns: list[np.ndarray]) -> np.ndarray:
@@ -123,9 +142,12 @@ class StackedVerifier(Verifier):
         k = int(self.n_folds)
         rng = np.random.default_rng([self.random_state, 7])
         if isinstance(X, PairSet):
-            training_pairs(X)  # a PairSet without labels cannot be stacked
-            groups = pair_groups(X)
-            fold_of = rng.permutation(np.arange(groups.max() + 1) % k)[groups]
+            labels = training_pairs(X).labels  # a PairSet without labels cannot be stacked
+            fold_of = _balanced_folds(pair_groups(X), k, rng)
+            if not _both_labels_everywhere(fold_of, labels, k):
+                # texts shared so widely that whole folds lack a label (PAN14 en_novels: one
+                # unknown text in many problems): folds of problems, no pair in two folds
+                fold_of = _balanced_folds(np.arange(len(X)), k, rng)
             for f in range(k):
                 yield X.subset(fold_of != f), X.subset(fold_of == f)
             return

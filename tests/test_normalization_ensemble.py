@@ -134,3 +134,14 @@ def test_no_score_depends_on_test_labels(name):
     after = proto.evaluate(make(name, seed=0), _shuffled(task, 1)).attrs["scores"]
     assert (before["y_true"] != after["y_true"]).any()
     np.testing.assert_array_equal(before["y_score"].to_numpy(), after["y_score"].to_numpy())
+
+
+def test_pair_folds_fall_back_to_problems_when_one_text_joins_them_all():
+    base = synthetic_pairs(24)
+    shared = base.unknown[0]
+    pairs = PairSet.from_lists(base.known, [shared] * len(base), same=base.labels)
+    folds = list(StackedVerifier((CharNgramCosine(),), n_folds=2)._folds(pairs))
+    assert len(folds) == 2
+    for train, held in folds:
+        assert len(set(held.labels)) == 2 and len(set(train.labels)) == 2
+        assert not set(held.ids) & set(train.ids)
