@@ -57,16 +57,18 @@ def operating_points(out_dir: str | Path, table: pd.DataFrame, published: pd.Dat
     precision, our precision at that recall and our precision and recall at our own threshold
     (means over seeds, percent)."""
     ours = table[(table["protocol"] == PROTOCOL) & (table["group"] == "all")]
+    if ours.empty or published.empty:
+        return pd.DataFrame()
     points = _published_points(published, systems)
-    if ours.empty or points.empty:
+    if points.empty:
         return pd.DataFrame()
     store = CellStore(out_dir)
     rows = []
     for (ds, setting, method), cells in ours.groupby(["dataset", "setting", "method"],
                                                      sort=True):
         mix = json.loads(setting).get("mix")
-        here = points[(points["dataset"] == ds)
-                      & [json.loads(p).get("mix") == mix for p in points["setting"]]]
+        same_mix = np.array([json.loads(p).get("mix") == mix for p in points["setting"]])
+        here = points[(points["dataset"] == ds).to_numpy() & same_mix]
         if here.empty:
             continue
         own = cells.pivot_table(index="seed", columns="metric", values="value")
