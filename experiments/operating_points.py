@@ -56,8 +56,10 @@ def operating_points(out_dir: str | Path, table: pd.DataFrame, published: pd.Dat
     """One row per (dataset, mix, published system, our method): the published recall and
     precision, our precision at that recall and our precision and recall at our own threshold
     (means over seeds, percent)."""
+    if published.empty or not {"protocol", "group", "key"} <= set(table.columns):
+        return pd.DataFrame()  # no published figure, or a table without stored cells
     ours = table[(table["protocol"] == PROTOCOL) & (table["group"] == "all")]
-    if ours.empty or published.empty:
+    if ours.empty:
         return pd.DataFrame()
     points = _published_points(published, systems)
     if points.empty:
