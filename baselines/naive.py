@@ -24,54 +24,81 @@ import warnings
 
 import numpy as np
 
-from baselines._features import pair_rows
+from baselines._features import distinct_rows
 from baselines.calibration import CalibratedVerifier, ScoreCalibrator
 from stylo.corpus import PairSet
-from stylo.features import CharNgrams, paired_cosine
+from stylo.features import CharNgrams, paired_cosine, pairwise_cosine
 from stylo.verifier import Verifier, training_pairs
 
 __all__ = ["CharNgramCosine", "NaiveDistance"]
 
+_BATCH = 4096
 
-def _char_tfidf(ngram_size: int, max_features: int | None, n_jobs: int | None) -> CharNgrams:
-    """The TF-IDF extractor of pan-code's cngdist: scikit-learn's TfidfVectorizer defaults."""
-    return CharNgrams((ngram_size, ngram_size), analyzer="char", lowercase=True,
+
+def _char_tfidf(ngram_range: tuple[int, int], max_features: int | None, n_jobs: int | None,
+                lowercase: bool = True, sublinear_tf: bool = False) -> CharNgrams:
+    """The TF-IDF extractor of pan-code's cngdist (scikit-learn's TfidfVectorizer defaults)
+    with its n-gram range, case folding and tf damping as options."""
+    return CharNgrams(tuple(ngram_range), analyzer="char", lowercase=lowercase,
                       max_features=max_features, use_idf=True, smooth_idf=True, norm="l2",
-                      n_jobs=n_jobs)
+                      sublinear_tf=sublinear_tf, n_jobs=n_jobs)
 
 
 class CharNgramCosine(Verifier):
     """Raw cosine similarity of character n-gram TF-IDF vectors (uncalibrated, in [0, 1]).
 
     ``fit`` learns the vocabulary and idf from the texts of a PairSet (both sides of every
-    problem, known texts joined) or of a Corpus.
+    problem, known texts joined) or of a Corpus. The defaults are cngdist's features; ``min_n``
+    (default: ``ngram_size``) widens them to all n-grams of ``min_n..ngram_size`` characters,
+    ``lowercase`` and ``sublinear_tf`` (1 + log tf) are TfidfVectorizer's options.
     """
 
     def __init__(self, ngram_size: int = 4, max_features: int | None = 3000,
-                 n_jobs: int | None = None):
+                 n_jobs: int | None = None, min_n: int | None = None, lowercase: bool = True,
+                 sublinear_tf: bool = False):
         self.ngram_size = ngram_size
         self.max_features = max_features
         self.n_jobs = n_jobs
+        self.min_n = min_n
+        self.lowercase = lowercase
+        self.sublinear_tf = sublinear_tf
 
     def _fit_impl(self, X, y) -> None:
         if not (isinstance(self.ngram_size, (int, np.integer)) and self.ngram_size >= 1):
             raise ValueError(f"ngram_size must be a positive int, got {self.ngram_size!r}")
+        min_n = self.ngram_size if self.min_n is None else self.min_n
+        if not (isinstance(min_n, (int, np.integer)) and 1 <= min_n <= self.ngram_size):
+            raise ValueError(f"min_n must be an int in [1, ngram_size], got {self.min_n!r}")
         if isinstance(X, PairSet):
             pairs = training_pairs(X)
             texts = [t for pair in zip(pairs.texts_a(), pairs.texts_b()) for t in pair]
         else:
             texts = X.texts
-        self.vectorizer_ = _char_tfidf(self.ngram_size, self.max_features, self.n_jobs).fit(texts)
+        self.vectorizer_ = _char_tfidf((min_n, self.ngram_size), self.max_features, self.n_jobs,
+                                       self.lowercase, self.sublinear_tf).fit(texts)
 
     def _score_impl(self, texts_a, texts_b):
-        xa, xb = pair_rows(self.vectorizer_.transform, texts_a, texts_b)
-        sims = paired_cosine(xa, xb, n_jobs=self.n_jobs)
+        x, rows_a, rows_b = distinct_rows(self.vectorizer_.transform, texts_a, texts_b)
+        # pairs in batches: attribution puts each long joined known text in thousands of pairs,
+        # whose rows, all at once, would be gigabytes with a large vocabulary
+        sims = np.concatenate([paired_cosine(x[rows_a[at:at + _BATCH]], x[rows_b[at:at + _BATCH]],
+                                             n_jobs=self.n_jobs)
+                               for at in range(0, len(texts_a), _BATCH)])
         # a text without any vocabulary n-gram has no direction: no answer, not "dissimilar"
-        bad = (xa.getnnz(axis=1) == 0) | (xb.getnnz(axis=1) == 0)
+        empty = x.getnnz(axis=1) == 0
+        bad = empty[rows_a] | empty[rows_b]
         sims[bad] = np.nan
         if bad.any():
             warnings.warn(f"{type(self).__name__}: {int(bad.sum())} pair(s) with a text that "
                           f"has no vocabulary n-gram scored 0.5 (no answer)", stacklevel=3)
+        return sims
+
+    def _cross_impl(self, texts_a, texts_b):
+        # one product of the two TF-IDF matrices instead of a row pair per (a, b)
+        xa, xb = self.vectorizer_.transform(texts_a), self.vectorizer_.transform(texts_b)
+        sims = pairwise_cosine(xa, xb, n_jobs=self.n_jobs)
+        sims[xa.getnnz(axis=1) == 0, :] = np.nan
+        sims[:, xb.getnnz(axis=1) == 0] = np.nan
         return sims
 
 

@@ -23,6 +23,7 @@ import pandas as pd
 import stylo
 from experiments.cells import CellStore
 from experiments.methods import method_label
+from experiments.operating_points import operating_points
 from stylo.metrics.aggregate import mean_std
 
 __all__ = ["HEADLINE_METRICS", "PUBLISHED_DIR", "SMALL_SAMPLE", "collect", "leaderboard",
@@ -397,6 +398,13 @@ def write_report(out_dir: str | Path, table: pd.DataFrame, summary: pd.DataFrame
               _leaderboard_markdown(leaderboard(summary, published)), ""]
     for proto, md in protocol_tables(table).items():
         lines += [f"## {proto}", "", md, ""]
+    points = operating_points(out, table, published)
+    if not points.empty:
+        lines += ["## One-to-one at the published operating point", "",
+                  "Our precision at GPT-4-Turbo's recall (a point on our precision-recall "
+                  "curve, from the stored per-pair scores) beside our precision and recall at "
+                  "our own threshold (score > 0.5, fitted on training pairs); percent, means "
+                  "over seeds.", "", _markdown(points), ""]
     bias = position_bias(summary)
     if not bias.empty:
         lines += ["## Position bias", "",

@@ -19,8 +19,8 @@ import os
 import platform
 import shutil
 import socket
-import time
 import threading
+import time
 import traceback
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass

@@ -24,6 +24,9 @@ kernel                default                                     overridden by
 ``_attribute_impl``   each (candidate, text) as a problem, in     attribution-native methods
                       one ``score_problems`` call                 (one classifier over the
                                                                   candidates), wrappers
+``_cross_impl``       every (a, b) of two lists through           methods whose score is a
+                      ``_score_impl``                             product of per-text vectors
+                                                                  (CharNgramCosine)
 ====================  ==========================================  ============================
 
 Kernel arguments:
@@ -37,6 +40,8 @@ Kernel arguments:
   candidate; ``rank`` is its call with one query, ``choose`` compares ``rank``'s two scores.
 - ``_attribute_impl(candidates, texts)``: candidate authors (a list of known texts each) and
   non-empty texts; scores (n_texts, n_candidates).
+- ``_cross_impl(texts_a, texts_b)``: two lists of non-empty texts; scores (n_a, n_b) of every
+  pair (a[i], b[j]) (score normalisation scores each text against a background pool).
 
 Methods around another method (calibration, masking, chunking) derive from
 :class:`stylo.verifier_wrapper.VerifierWrapper`.
@@ -192,6 +197,29 @@ class Verifier(BaseEstimator):
 
     def _problem_impl(self, known_lists: list[list[str]], unknowns: list[str]) -> np.ndarray:
         return self.score_pairs(join_known(known_lists), unknowns)
+
+    def score_cross(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> np.ndarray:
+        """``score_pairs`` of every pair (a[i], b[j]): shape (len(a), len(b)), in [0, 1]. A row
+        or column of an empty text is 0.5 (no answer), with a warning."""
+        self._check_fitted()
+        a = check_texts(texts_a, "texts_a")
+        b = check_texts(texts_b, "texts_b")
+        scores = np.full((len(a), len(b)), NO_ANSWER, dtype=np.float64)
+        ok_a = np.flatnonzero([has_text(x) for x in a])
+        ok_b = np.flatnonzero([has_text(y) for y in b])
+        if len(ok_a) < len(a) or len(ok_b) < len(b):
+            warnings.warn(f"{type(self).__name__}: {len(a) - len(ok_a) + len(b) - len(ok_b)} "
+                          f"empty text(s) scored {NO_ANSWER} (no answer)", stacklevel=2)
+        if len(ok_a) and len(ok_b):
+            got = self._cross_impl([a[i] for i in ok_a], [b[j] for j in ok_b])
+            scores[np.ix_(ok_a, ok_b)] = _answered(got, (len(ok_a), len(ok_b)), "_cross_impl",
+                                                   self)
+        return scores
+
+    def _cross_impl(self, texts_a: list[str], texts_b: list[str]) -> np.ndarray:
+        flat = self._score_impl([x for x in texts_a for _ in texts_b],
+                                [y for _ in texts_a for y in texts_b])
+        return np.asarray(flat, dtype=np.float64).reshape(len(texts_a), len(texts_b))
 
     # -- attribution -----------------------------------------------------------------------
     def attribute(self, candidates: Sequence[Sequence[str]], texts: Sequence[str]) -> np.ndarray:

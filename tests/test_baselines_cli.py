@@ -3,11 +3,11 @@
 import json
 
 import pytest
+from baselines_synth import synthetic_pairs
 
 from baselines.__main__ import main
 from baselines.pan_io import write_pan20_format
 from baselines.registry import make, methods
-from baselines_synth import synthetic_pairs
 from stylo.datasets import load_pan20_format
 
 
@@ -25,7 +25,7 @@ def test_pan20_format_round_trip(tmp_path):
     assert (back.labels == pairs.labels).all()
 
 
-@pytest.mark.parametrize("method", ["naive", "ppm"])
+@pytest.mark.parametrize("method", ["naive", "ppm", "ensemble", "cosine-norm"])
 def test_cli_writes_answers(pan_dirs, method, capsys):
     train, test, out = pan_dirs
     assert main([method, "-i", str(test), "-o", str(out), "--train", str(train),

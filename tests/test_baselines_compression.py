@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
+from baselines_synth import synthetic_pairs
 from sklearn.exceptions import NotFittedError
 
 from baselines.compression import MEASURES, CompressionVerifier, compression_measures
-from baselines_synth import synthetic_pairs
 from stylo.metrics.pan import auc
 
 A = "the cat sat on the mat and then the cat sat on the hat " * 8

@@ -2,13 +2,13 @@
 
 import numpy as np
 import pytest
+from baselines_synth import synthetic_corpus, synthetic_pairs
+from conftest import load_or_skip
 from sklearn.exceptions import NotFittedError
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.metrics.pairwise import cosine_similarity
 
 from baselines.naive import CharNgramCosine, NaiveDistance
-from baselines_synth import synthetic_corpus, synthetic_pairs
-from conftest import load_or_skip
 from stylo.metrics.pan import auc
 
 

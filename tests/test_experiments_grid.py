@@ -6,6 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from baselines.random_guess import RandomGuess
+from baselines.registry import METHODS, MethodOptions, MethodSpec, unavailable
 from experiments.grid import (
     Cell,
     DatasetSpec,
@@ -16,7 +17,6 @@ from experiments.grid import (
     full_grid,
     quick_grid,
 )
-from baselines.registry import METHODS, MethodOptions, MethodSpec, unavailable
 from experiments.suite import Suite
 
 PROTOCOLS = {"toy_verification": ToyVerification(), "toy_ranking": ToyRanking()}

@@ -110,11 +110,10 @@ def test_run_all_puts_every_llm_cell_on_the_server(server_url, tmp_path, monkeyp
     """``run_all --llm-base-url --llm-model``: the cells ask the server (its answers fill the
     response cache), and the rows carry the server's model, not the local one."""
     import pandas as pd
+    from conftest import load_or_skip
 
     from experiments.grid import DatasetSpec, GridSpec
     from experiments.run_all import main
-    from conftest import load_or_skip
-
     from stylo.llm import ResponseCache
     load_or_skip("imdb62")
     monkeypatch.setenv("STYLO_LLM_CACHE", str(tmp_path / "unused.sqlite"))

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import missing
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from conftest import missing
 from sklearn.metrics import brier_score_loss, f1_score, roc_auc_score
 
 from stylo.metrics import pan

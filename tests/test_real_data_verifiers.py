@@ -36,6 +36,10 @@ REFERENCE = {
     "logreg-pair": (0.6235909822866345, 0.6591746245542898, 0.63, 0.49666787185281286),
     # seeded draws (folds, reference sentences), reproducible to the bit for seed 0
     "lambdag": (0.8115942028985508, 0.7590973112594883, 0.6897, 0.5705057051934418),
+    # measured 2026-12-02 on branch h-ensemble (s-norm wrappers and the stacked ensemble)
+    "naive-norm": (0.7757648953301127, 0.6985118090081308, 0.606, 0.7084453083626265),
+    "cosine-norm": (0.788647342995169, 0.7163268452622309, 0.6435, 0.7634189300865579),
+    "ensemble": (0.7757648953301127, 0.7145036520131522, 0.642, 0.6809691340881041),
 }
 # ``random`` is a keyed hash of the texts and the seed, so its seed-0 value is exact too.
 DETERMINISTIC_TOL = 1e-9

@@ -10,7 +10,6 @@ import pandas as pd
 from stylo.corpus import Corpus
 from stylo.datasets import DatasetNotAvailable, data_roots, load, registry
 
-
 _COUNTS = ["authors", "texts", "topics", "problems", "same"]
 
 

@@ -17,8 +17,8 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from stylo.features._validation import TextInputMixin
-from stylo.text_input import check_texts
 from stylo.features.function_words import function_words
+from stylo.text_input import check_texts
 
 __all__ = ["TextDistortion", "EntityMasker"]
 

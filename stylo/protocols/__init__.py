@@ -11,9 +11,9 @@
 """
 
 from stylo.protocols.aidbench import OneToMany, OneToOne, OneToTwo
+from stylo.protocols.base import Protocol, ProtocolError, RankingQuery, Task, Triplets
 from stylo.protocols.cdaa import CrossDomainAttribution
 from stylo.protocols.closed_attribution import ClosedSetAttribution
-from stylo.protocols.base import Protocol, ProtocolError, RankingQuery, Task, Triplets
 from stylo.protocols.pan import PanVerification
 from stylo.protocols.rethinking import RethinkingAV
 

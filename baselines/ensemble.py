@@ -1,0 +1,185 @@
+"""Stacked verifier: base verifiers' out-of-fold scores, a logistic meta-model, a grey zone.
+
+Stacking (Wolpert, "Stacked generalization", Neural Networks 5, 1992) as the PAN 2015 winners'
+ensembles use it: the meta-model must learn how far to trust each base verifier on pairs that
+base has not been fitted on, or it learns to trust whichever base overfits its training pairs
+most. ``fit(X)`` therefore
+
+1. splits the training data into ``n_folds`` groups that share nothing: a Corpus by author
+   (every author's texts in one fold), a PairSet by connected problems (problems sharing any
+   text in one fold), whole groups in a seeded order into the smallest fold; when that leaves
+   a fold without both labels (PAN14 novels: one unknown text in many problems), a PairSet is
+   split by problem (no pair in two folds);
+2. for each fold, fits every base on the other folds and scores the fold's pairs with it (a
+   Corpus fold: ``n_pairs / n_folds`` pairs drawn within the fold; a PairSet fold: its
+   problems), so no base scores a pair it was fitted on, nor a pair of its training authors;
+3. fits a logistic regression on the logits of those out-of-fold scores, and a grey zone
+   (:class:`~baselines.calibration.ScoreCalibrator`, no Platt: the meta-model already gives
+   probabilities) on the meta-model's out-of-fold probabilities;
+4. refits every base on all of ``X`` for scoring.
+
+Every protocol call goes to the bases' public method of the same name (``score_pairs``,
+``score_problems``, ``rank_many``, ``attribute``), so each base keeps its own batching; the
+meta-model combines their scores item by item. ``rank``/``choose`` use the meta-model's
+probabilities without the grey zone, which would tie candidates inside it.
+
+Default bases (see ``baselines.registry``): the s-normalised char 1-4-gram TF-IDF cosine
+(:mod:`baselines.normalization`), the learned pair model ``logreg-pair`` and cosine Delta on the
+300 most frequent words: three views (character n-grams relative to a background, learned
+n-gram differences, function-word profiles), each a few seconds a task.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import roc_auc_score
+
+from baselines.calibration import ScoreCalibrator
+from stylo.corpus import Corpus, PairSet
+from stylo.verifier import Verifier, training_pairs
+
+__all__ = ["StackedVerifier", "pair_groups"]
+
+#: base scores are probabilities; their logits are clipped this far from 0 and 1
+_EPS = 1e-6
+
+
+def pair_groups(pairs: PairSet) -> np.ndarray:
+    """A group id per problem: problems sharing any text (known or unknown) share a group."""
+    parent = list(range(len(pairs)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    first: dict[str, int] = {}
+    for i, (known, unknown) in enumerate(zip(pairs.known, pairs.unknown)):
+        for t in (*known, unknown):
+            j = first.setdefault(t, i)
+            parent[root(i)] = root(j)
+    roots = [root(i) for i in range(len(pairs))]
+    return np.unique(roots, return_inverse=True)[1]
+
+
+def _balanced_folds(groups: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """A fold per item: whole groups, in a seeded order, each into the fold with fewest items."""
+    sizes = np.bincount(groups)
+    order = rng.permutation(len(sizes))
+    order = order[np.argsort(-sizes[order], kind="stable")]
+    fill, fold_of_group = np.zeros(k, dtype=np.int64), np.empty(len(sizes), dtype=np.int64)
+    for g in order:
+        fold_of_group[g] = int(np.argmin(fill))
+        fill[fold_of_group[g]] += sizes[g]
+    return fold_of_group[groups]
+
+
+def _both_labels_everywhere(fold_of: np.ndarray, labels: np.ndarray, k: int) -> bool:
+    """Whether every fold, and every fold's complement, has both labels."""
+    return all(len(set(labels[fold_of == f])) == 2 and len(set(labels[fold_of != f])) == 2
+               for f in range(k))
+
+
+def _logits(columns: list[np.ndarray]) -> np.ndarray:
+    p = np.clip(np.column_stack(columns), _EPS, 1 - _EPS)
+    return np.log(p / (1 - p))
+
+
+class StackedVerifier(Verifier):
+    """Base verifiers stacked by a logistic meta-model (see the module docstring).
+
+    Parameters
+    ----------
+    bases : unfitted verifiers whose scores are probabilities (no grey zone); clones are
+        fitted per fold and on all data.
+    n_folds : out-of-fold groups of the training data.
+    n_pairs : out-of-fold training pairs drawn from a Corpus (``n_pairs / n_folds`` per fold).
+    C : inverse regularisation of the meta-model.
+    objective : what the grey zone maximises on the out-of-fold pairs (PAN 2021 overall).
+    random_state : seed of the fold assignment and of the pair draws.
+
+    Attributes: ``bases_`` (fitted on all data), ``meta_`` (LogisticRegression),
+    ``calibrator_``, ``oof_auc_`` (each base's AUC on the out-of-fold pairs, the evidence for
+    its weight) and ``oof_scores_`` (n_pairs, n_bases).
+    """
+
+    def __init__(self, bases: tuple[Verifier, ...] = (), n_folds: int = 3, n_pairs: int = 600,
+                 C: float = 1.0, objective: str = "pan21", random_state: int = 0):
+        self.bases = bases
+        self.n_folds = n_folds
+        self.n_pairs = n_pairs
+        self.C = C
+        self.objective = objective
+        self.random_state = random_state
+
+    # -- fitting ---------------------------------------------------------------------------
+    def _fit_impl(self, X, y) -> None:
+        if not self.bases or not all(isinstance(b, Verifier) for b in self.bases):
+            raise ValueError("bases must be a non-empty sequence of Verifiers")
+        if int(self.n_folds) < 2:
+            raise ValueError(f"n_folds must be >= 2, got {self.n_folds!r}")
+        scores, labels = [], []
+        for train, held in self._folds(X):
+            fitted = [clone(b).fit(train) for b in self.bases]
+            scores.append(np.column_stack([b.score_problems(held) for b in fitted]))
+            labels.append(held.labels)
+        s, t = np.vstack(scores), np.concatenate(labels)
+        if t.all() or not t.any():
+            raise ValueError("the out-of-fold pairs need same- and different-author pairs")
+        self.oof_scores_ = s
+        self.oof_auc_ = np.array([roc_auc_score(t, s[:, j]) for j in range(s.shape[1])])
+        self.meta_ = LogisticRegression(C=self.C).fit(_logits(list(s.T)), t)
+        meta = self.meta_.predict_proba(_logits(list(s.T)))[:, 1]
+        self.calibrator_ = ScoreCalibrator(platt=False, grey_zone=True,
+                                           objective=self.objective).fit(meta, t)
+        self.bases_ = [clone(b).fit(X) for b in self.bases]
+
+    def _folds(self, X: Corpus | PairSet):
+        """(training data, held-out labelled pairs) of each fold."""
+        k = int(self.n_folds)
+        rng = np.random.default_rng([self.random_state, 7])
+        if isinstance(X, PairSet):
+            labels = training_pairs(X).labels  # a PairSet without labels cannot be stacked
+            fold_of = _balanced_folds(pair_groups(X), k, rng)
+            if not _both_labels_everywhere(fold_of, labels, k):
+                # texts shared so widely that whole folds lack a label (PAN14 en_novels: one
+                # unknown text in many problems): folds of problems, no pair in two folds
+                fold_of = _balanced_folds(np.arange(len(X)), k, rng)
+            for f in range(k):
+                yield X.subset(fold_of != f), X.subset(fold_of == f)
+            return
+        if not isinstance(X, Corpus):
+            raise TypeError(f"expected a PairSet or a Corpus, got {type(X).__name__}")
+        authors = np.asarray(X.authors)
+        names = np.unique(authors)
+        fold_of = dict(zip(names, rng.permutation(np.arange(len(names)) % k)))
+        fold = np.array([fold_of[a] for a in authors])
+        for f in range(k):
+            held = X.subset(fold == f, name=f"{X.name}:fold{f}")
+            yield (X.subset(fold != f, name=f"{X.name}:train{f}"),
+                   training_pairs(held, n_pairs=int(self.n_pairs) // k,
+                                  seed=self.random_state + f))
+
+    # -- scoring ---------------------------------------------------------------------------
+    def _meta(self, columns: list[np.ndarray], ranking: bool) -> np.ndarray:
+        p = self.meta_.predict_proba(_logits(columns))[:, 1]
+        return p if ranking else self.calibrator_.transform(p)
+
+    def _score_impl(self, texts_a, texts_b):
+        return self._meta([b.score_pairs(texts_a, texts_b) for b in self.bases_], False)
+
+    def _problem_impl(self, known_lists, unknowns):
+        pairs = PairSet.from_lists(known_lists, unknowns)
+        return self._meta([b.score_problems(pairs) for b in self.bases_], False)
+
+    def _rank_many_impl(self, queries, candidate_lists):
+        ranked = [np.concatenate(b.rank_many(queries, candidate_lists)) for b in self.bases_]
+        out = self._meta(ranked, True)
+        return np.split(out, np.cumsum([len(c) for c in candidate_lists])[:-1])
+
+    def _attribute_impl(self, candidates, texts):
+        got = [b.attribute(candidates, texts) for b in self.bases_]
+        return self._meta([g.ravel() for g in got], False).reshape(got[0].shape)

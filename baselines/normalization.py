@@ -1,0 +1,136 @@
+"""Background score normalisation (s-norm) for any similarity verifier.
+
+A raw similarity mixes "same author" with "how similar is this text to texts in general": a
+generic, formulaic text is close to everything. Speaker verification's symmetric score
+normalisation removes the second part (Auckenthaler, Carey & Lloyd-Thomas, "Score normalization
+for text-independent speaker verification systems", Digital Signal Processing 10, 2000;
+"s-norm" in Kenny, "Bayesian speaker verification with heavy-tailed priors", Odyssey 2010):
+with a background pool B of other texts and the inner verifier's score s(a, b),
+
+    z(a, b) = (s(a, b) - mean_B s(a, .)) / std_B s(a, .)
+            + (s(a, b) - mean_B s(., b)) / std_B s(., b)
+
+i.e. the raw score standardised against each side's scores with the pool, summed over both
+sides. A logistic map (Platt) fitted on training pairs turns ``z`` into P(same author), and an
+optional grey zone (as :class:`~baselines.calibration.Calibrated`) gives PAN answers.
+
+The pool is drawn from the training texts only (a Corpus's texts, or the distinct known and
+unknown texts of a PairSet): up to ``n_background`` of them, with ``random_state``. A pool text
+equal to the text being normalised is left out of that text's statistics, so training pairs,
+whose texts may sit in the pool, are not normalised against themselves.
+
+Cost: each distinct text (each distinct known list) of a call is scored against the pool once,
+through the inner verifier's ``score_cross`` (one matrix product for a cosine), whatever the
+number of pairs it appears in.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from baselines.calibration import ScoreCalibrator
+from stylo.corpus import Corpus, PairSet, join_known
+from stylo.verifier import NO_ANSWER, Verifier, training_pairs
+from stylo.verifier_wrapper import VerifierWrapper
+
+__all__ = ["BackgroundNormalized", "background_pool", "snorm_reference"]
+
+#: a side whose pool scores barely vary carries no scale: its std is floored here
+_MIN_STD = 1e-6
+
+
+def background_pool(X: Corpus | PairSet, size: int, seed: int) -> list[str]:
+    """Up to ``size`` distinct training texts of ``X``, drawn with ``seed``, in their order."""
+    if isinstance(X, Corpus):
+        texts = list(dict.fromkeys(X.texts))
+    else:
+        texts = list(dict.fromkeys([t for k in X.known for t in k] + X.unknown))
+    if len(texts) <= size:
+        return texts
+    pick = np.random.default_rng(seed).choice(len(texts), size=size, replace=False)
+    return [texts[i] for i in np.sort(pick)]
+
+
+def _side_stats(scores: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and floored std (ddof 0) of each row's kept pool scores; rows keep >= 1 score."""
+    n = keep.sum(axis=1)
+    mean = np.where(keep, scores, 0.0).sum(axis=1) / n
+    var = np.where(keep, (scores - mean[:, None]) ** 2, 0.0).sum(axis=1) / n
+    return mean, np.maximum(np.sqrt(var), _MIN_STD)
+
+
+def snorm_reference(score: float, known_pool: list[float], unknown_pool: list[float]) -> float:
+    """The s-norm of one raw score given each side's scores with the pool, as the formula in
+    the module docstring reads (the vectorised kernel must agree with it)."""
+    k, u = np.asarray(known_pool, dtype=float), np.asarray(unknown_pool, dtype=float)
+    return float((score - k.mean()) / max(k.std(), _MIN_STD)
+                 + (score - u.mean()) / max(u.std(), _MIN_STD))
+
+
+class BackgroundNormalized(VerifierWrapper):
+    """Any similarity verifier, s-normalised against a background pool of training texts.
+
+    Parameters
+    ----------
+    verifier : the unfitted inner verifier (higher score = more similar).
+    n_background : pool size (texts drawn from the training data).
+    grey_zone, objective : as :class:`~baselines.calibration.ScoreCalibrator` (Platt scaling
+        is always on: ``z`` is unbounded).
+    n_pairs, random_state : training pairs drawn from a Corpus, and the seed of that draw and
+        of the pool's.
+
+    Attributes: ``verifier_``, ``background_`` (the pool), ``calibrator_``.
+    """
+
+    requires_fit = True
+
+    def __init__(self, verifier: Verifier, n_background: int = 100, grey_zone: bool = True,
+                 objective: str = "pan21", n_pairs: int = 200, random_state: int = 0):
+        self.verifier = verifier
+        self.n_background = n_background
+        self.grey_zone = grey_zone
+        self.objective = objective
+        self.n_pairs = n_pairs
+        self.random_state = random_state
+
+    def _fit_impl(self, X, y) -> None:
+        if int(self.n_background) < 2:
+            raise ValueError(f"n_background must be >= 2, got {self.n_background!r}")
+        pairs = training_pairs(X, n_pairs=self.n_pairs, seed=self.random_state)
+        super()._fit_impl(X, y)
+        self.background_ = background_pool(X, int(self.n_background), self.random_state)
+        if len(self.background_) < 3:
+            raise ValueError(f"{type(self).__name__} needs at least 3 distinct training texts "
+                             f"for its background pool, got {len(self.background_)}")
+        raw = self.verifier_.score_problems(pairs)
+        z = self.normalise(raw, pairs.known, pairs.unknown)
+        self.calibrator_ = ScoreCalibrator(platt=True, grey_zone=self.grey_zone,
+                                           objective=self.objective).fit(z, pairs.labels)
+
+    def normalise(self, scores: np.ndarray, known: list[list[str]], unknown: list[str]
+                  ) -> np.ndarray:
+        """s-norm ``z`` of raw inner scores of (known[i], unknown[i]) (see the module
+        docstring). Each distinct known list (its texts joined, as the default problem kernel
+        scores it) and each distinct unknown text is scored against the pool once, by the
+        inner verifier's ``score_cross``, in the role it has in the pair."""
+        keys = list(dict.fromkeys(tuple(k) for k in known))
+        texts = list(dict.fromkeys(unknown))
+        pool = self.background_
+        k_scores = self.verifier_.score_cross(join_known(keys), pool)
+        u_scores = self.verifier_.score_cross(pool, texts).T
+        k_keep = np.array([[p not in k for p in pool] for k in keys], dtype=bool)
+        u_keep = np.array([[p != t for p in pool] for t in texts], dtype=bool)
+        k_mean, k_std = _side_stats(k_scores, k_keep)
+        u_mean, u_std = _side_stats(u_scores, u_keep)
+        ki = {k: i for i, k in enumerate(keys)}
+        ui = {t: i for i, t in enumerate(texts)}
+        rk = np.array([ki[tuple(k)] for k in known], dtype=np.intp)
+        ru = np.array([ui[t] for t in unknown], dtype=np.intp)
+        s = np.asarray(scores, dtype=np.float64)
+        return (s - k_mean[rk]) / k_std[rk] + (s - u_mean[ru]) / u_std[ru]
+
+    def _scores_out(self, scores, known, unknown, ranking):
+        z = self.normalise(scores, known, unknown)
+        out = self.calibrator_.probabilities(z) if ranking else self.calibrator_.transform(z)
+        out[scores == NO_ANSWER] = NO_ANSWER
+        return out

@@ -1,0 +1,147 @@
+"""Background score normalisation, the cross-score kernel and the stacked ``ensemble``."""
+
+import numpy as np
+import pytest
+from baselines_synth import synthetic_corpus, synthetic_pairs
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from baselines.ensemble import StackedVerifier, pair_groups
+from baselines.naive import CharNgramCosine
+from baselines.normalization import BackgroundNormalized, _side_stats, snorm_reference
+from baselines.registry import make
+from stylo.corpus import PairSet
+from stylo.protocols import PROTOCOLS
+from stylo.protocols.base import Task
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return synthetic_corpus(n_authors=12, per_author=5, n_words=120, seed=3)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.floats(0, 1), min_size=4, max_size=4), min_size=1, max_size=5),
+       st.data())
+def test_side_stats_match_the_plain_mean_and_std(rows, data):
+    scores = np.array(rows)
+    keep = np.array([data.draw(st.lists(st.booleans(), min_size=4, max_size=4)) for _ in rows])
+    keep[:, 0] = True  # every row keeps a score
+    mean, std = _side_stats(scores, keep)
+    for i, row in enumerate(scores):
+        kept = row[keep[i]]
+        assert mean[i] == pytest.approx(kept.mean(), abs=1e-12)
+        assert std[i] == pytest.approx(max(kept.std(), 1e-6), abs=1e-12)
+
+
+def test_cosine_cross_kernel_agrees_with_the_pair_kernel(corpus):
+    cos = CharNgramCosine(ngram_size=4, min_n=1, max_features=2000, sublinear_tf=True)
+    cos.fit(corpus)
+    a, b = corpus.texts[:7], corpus.texts[20:31]
+    fast = cos.score_cross(a, b)
+    plain = cos.score_pairs([x for x in a for _ in b], [y for _ in a for y in b])
+    assert fast.shape == (7, 11)
+    np.testing.assert_allclose(fast.ravel(), plain, atol=1e-12)
+
+
+def test_snorm_kernel_agrees_with_the_reference(corpus):
+    inner = CharNgramCosine(max_features=2000)
+    est = BackgroundNormalized(inner, n_background=15).fit(corpus)
+    known, unknown = corpus.texts[:5], corpus.texts[30:35]
+    raw = est.verifier_.score_pairs(known, unknown)
+    z = est.normalise(raw, [[k] for k in known], unknown)
+    pool = est.background_
+    for i, (k, u) in enumerate(zip(known, unknown)):
+        k_pool = [est.verifier_.score_pairs([k], [p])[0] for p in pool if p != k]
+        u_pool = [est.verifier_.score_pairs([p], [u])[0] for p in pool if p != u]
+        assert z[i] == pytest.approx(snorm_reference(raw[i], k_pool, u_pool), abs=1e-9)
+
+
+def test_background_pool_is_drawn_from_training_texts_only(corpus):
+    train, test = corpus.subset(np.arange(40)), corpus.subset(np.arange(40, 60))
+    est = BackgroundNormalized(CharNgramCosine(max_features=2000), n_background=25,
+                               random_state=1).fit(train)
+    assert len(est.background_) == 25 and set(est.background_) <= set(train.texts)
+    assert not set(est.background_) & set(test.texts)
+    again = BackgroundNormalized(CharNgramCosine(max_features=2000), n_background=25,
+                                 random_state=1).fit(train)
+    assert again.background_ == est.background_
+    pairs = synthetic_pairs(20)
+    from_pairs = BackgroundNormalized(CharNgramCosine(max_features=2000)).fit(pairs)
+    assert set(from_pairs.background_) <= set(pairs.unknown) | {t for k in pairs.known
+                                                                for t in k}
+
+
+def test_normalised_verifier_separates_authors_and_ranks_like_it_scores(corpus):
+    train, test = corpus.subset(np.arange(40)), corpus.subset(np.arange(40, 60))
+    est = BackgroundNormalized(CharNgramCosine(max_features=2000), grey_zone=False).fit(train)
+    texts, authors = test.texts, test.authors
+    same = est.score_pairs(texts[:-1], texts[1:])
+    truth = authors[:-1] == authors[1:]
+    assert same[truth].mean() > same[~truth].mean() + 0.2
+    ranked = est.rank(texts[0], texts[1:6])
+    np.testing.assert_allclose(ranked, est.score_pairs(texts[1:6], [texts[0]] * 5), atol=1e-12)
+
+
+def test_pair_groups_join_problems_that_share_a_text():
+    pairs = PairSet.from_lists([["a"], ["b"], ["c", "d"], ["e"]], ["x", "y", "x", "d"])
+    g = pair_groups(pairs)
+    assert g[0] == g[2] == g[3] and g[1] != g[0]
+
+
+def test_stacked_folds_never_score_their_training_authors(corpus):
+    est = StackedVerifier((CharNgramCosine(max_features=2000),), n_pairs=90)
+    for train, held in est._folds(corpus):
+        held_texts = set(held.unknown) | {t for k in held.known for t in k}
+        assert not held_texts & set(train.texts)
+        held_authors = set(corpus.authors[np.isin(corpus.texts, list(held_texts))])
+        assert not held_authors & set(train.authors)
+    pairs = synthetic_pairs(30)
+    for train, held in est._folds(pairs):
+        assert not set(held.ids) & set(train.ids)
+
+
+def test_ensemble_runs_every_protocol_call(corpus):
+    est = make("ensemble", seed=0).fit(corpus.subset(np.arange(40)))
+    assert est.oof_auc_.shape == (3,) and est.oof_scores_.shape[1] == 3
+    texts = corpus.texts[40:]
+    s = est.score_pairs(texts[:5], texts[5:10])
+    p = est.score_problems(PairSet.from_lists([texts[:2], texts[2:4]], texts[4:6]))
+    r = est.rank_many([texts[0], texts[1]], [texts[2:5], texts[5:7]])
+    c = est.choose(texts[0], texts[1], texts[2])
+    a = est.attribute([texts[:2], texts[5:7]], texts[10:13])
+    assert s.shape == (5,) and p.shape == (2,) and [len(x) for x in r] == [3, 2]
+    assert c in (0, 1) and a.shape == (3, 2)
+    for x in (s, p, a, *r):
+        assert np.all((x >= 0) & (x <= 1))
+
+
+def _shuffled(task: Task, seed: int) -> Task:
+    """``task`` with its test labels permuted (the texts untouched)."""
+    frame = task.test.frame.copy()
+    frame["same"] = np.random.default_rng(seed).permutation(frame["same"].to_numpy())
+    return Task(task.protocol, task.setting, task.seed, task.train, PairSet(frame), task.info)
+
+
+@pytest.mark.parametrize("name", ["ensemble", "cosine-norm"])
+def test_no_score_depends_on_test_labels(name):
+    # enough texts that the 200 test pairs leave authors to train on
+    corpus = synthetic_corpus(n_authors=60, per_author=8, n_words=60, seed=5)
+    proto = PROTOCOLS["aidbench_one_to_one"]
+    task = proto.sample(corpus, {"mix": "50/150", "cross_topic": False}, seed=0)
+    assert task.train is not None
+    before = proto.evaluate(make(name, seed=0), task).attrs["scores"]
+    after = proto.evaluate(make(name, seed=0), _shuffled(task, 1)).attrs["scores"]
+    assert (before["y_true"] != after["y_true"]).any()
+    np.testing.assert_array_equal(before["y_score"].to_numpy(), after["y_score"].to_numpy())
+
+
+def test_pair_folds_fall_back_to_problems_when_one_text_joins_them_all():
+    base = synthetic_pairs(24)
+    shared = base.unknown[0]
+    pairs = PairSet.from_lists(base.known, [shared] * len(base), same=base.labels)
+    folds = list(StackedVerifier((CharNgramCosine(),), n_folds=2)._folds(pairs))
+    assert len(folds) == 2
+    for train, held in folds:
+        assert len(set(held.labels)) == 2 and len(set(train.labels)) == 2
+        assert not set(held.ids) & set(train.ids)
