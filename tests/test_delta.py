@@ -5,12 +5,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from pseudoword_synth import synthetic_corpus, synthetic_pairs
 from sklearn.exceptions import NotFittedError
 
 from baselines.delta import DeltaClassifier, DeltaVerifier, ZScores
 from stylo.features import DELTAS, paired_delta, pairwise_delta
 from stylo.metrics.pan import auc
-from tests.test_impostors import synthetic_corpus, synthetic_pairs
 
 A = np.array([[1.0, -1.0, 2.0]])
 B = np.array([[0.0, 1.0, 2.0]])

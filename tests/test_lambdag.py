@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 import pytest
+from baselines_synth import synthetic_corpus, synthetic_pairs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,7 +19,6 @@ from baselines.lambdag import LambdaG
 from baselines.registry import make
 from stylo.metrics.pan import auc
 from stylo.verifier import training_pairs
-from tests.baselines_synth import synthetic_corpus, synthetic_pairs
 
 N_SYM = 9  # ids 2..7 appear in training, 8 only in test sentences (never seen)
 

@@ -2,11 +2,11 @@
 
 import numpy as np
 import pytest
+from pseudoword_synth import synthetic_corpus, synthetic_pairs
 from sklearn.exceptions import NotFittedError
 
 from baselines.pair_logistic import LogisticPairVerifier
 from stylo.metrics.pan import auc
-from tests.test_impostors import synthetic_corpus, synthetic_pairs
 
 
 def test_pair_verifier_separates_synthetic_pairs_and_follows_the_contract():

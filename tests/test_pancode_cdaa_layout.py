@@ -4,7 +4,7 @@ scored: an oracle's answer files score 1, a constant answer what the protocol gi
 import json
 
 import pytest
-from test_protocols_evaluate import cdaa_corpus
+from attribution_synth import cdaa_corpus
 
 from benchmarks.pancode_cdaa_baselines import score_answers, write_collection
 from stylo.protocols import PROTOCOLS

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from pseudoword_synth import synthetic_corpus
 from sklearn.exceptions import NotFittedError
 
 from baselines.svm import (
@@ -11,7 +12,6 @@ from baselines.svm import (
     top2_margin,
 )
 from stylo.verifier import AttributionOnly
-from tests.test_impostors import synthetic_corpus
 
 
 @pytest.fixture(scope="module")
