@@ -362,7 +362,7 @@ class GeneralImpostors(Verifier):
         # float32 rows: a 10,000-feature mask row stays in L1 cache
         mask = np.ascontiguousarray(mask_t.T, dtype=np.float32)
         done = 0
-        with _threads(self.n_jobs):
+        with _NumbaThreads(self.n_jobs):
             sums = _masked_sums(csr[0], csr[1], csr[2], mask_t)
             for q_rows, t_rows in ((unknown_rows, profile_rows), (profile_rows, unknown_rows)):
                 cand = self._candidates(rows, q_rows, pool_x, own, k)
@@ -414,7 +414,7 @@ class GeneralImpostors(Verifier):
         return mask_t, picks
 
 
-class _threads:
+class _NumbaThreads:
     """Temporarily set Numba's thread count (``None`` leaves it unchanged)."""
 
     def __init__(self, n_jobs: int | None):

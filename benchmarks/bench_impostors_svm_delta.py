@@ -150,7 +150,7 @@ def gi_kernel(n_problems: int = 10) -> pd.DataFrame:
     sums = gi_module._masked_sums(csr[0], csr[1], csr[2], mask_t)
     # float32, as GeneralImpostors passes it
     mask = np.ascontiguousarray(mask_t.T, dtype=np.float32)
-    rows = []
+    table = []
     for kernel in ("wins", "margins"):
         fast = getattr(gi_module, f"_impostor_{kernel}")
         fast(*csr, q[:1], t[:1], cand[:1], mask, picks, sums)  # compile
@@ -160,13 +160,13 @@ def gi_kernel(n_problems: int = 10) -> pd.DataFrame:
             start = time.perf_counter()
             out = fn(*csr, q, t, cand, mask, picks, sums)
             timings[name] = (time.perf_counter() - start, out)
-        rows.append({"kernel": kernel, "problems": n_problems, "k": k, "m": m,
-                     "iterations": n_iter, "numba_s": round(timings["numba"][0], 4),
-                     "reference_s": round(timings["reference"][0], 2),
-                     "speedup": round(timings["reference"][0] / timings["numba"][0], 1),
-                     "identical": bool(np.array_equal(timings["numba"][1],
-                                                      timings["reference"][1]))})
-    return pd.DataFrame(rows)
+        table.append({"kernel": kernel, "problems": n_problems, "k": k, "m": m,
+                      "iterations": n_iter, "numba_s": round(timings["numba"][0], 4),
+                      "reference_s": round(timings["reference"][0], 2),
+                      "speedup": round(timings["reference"][0] / timings["numba"][0], 1),
+                      "identical": bool(np.array_equal(timings["numba"][1],
+                                                       timings["reference"][1]))})
+    return pd.DataFrame(table)
 
 
 CLOSED_SET = {"imdb62": (100, 62), "enron": (20, 50), "blog": (10, 100)}
