@@ -220,7 +220,8 @@ register("zstd-xent", "baselines.compression:CompressionVerifier",
          "zstd dictionary cross-entropy, both directions, logistic on [mean, |diff|]",
          measure="xent")
 register("impostors", "baselines.impostors:GeneralImpostors",
-         "General Impostors: char 4-gram min-max vs impostors, 100 iterations, score shifting")
+         "General Impostors: char 4-gram min-max vs impostors, 100 iterations, score shifting; "
+         "ranks by the impostor margin")
 register("lambdag", "baselines.lambdag:LambdaG",
          "LambdaG (Nini et al. 2024): Kneser-Ney model of the known text's distorted tokens "
          "vs reference models, logistic on the log-likelihood ratio")

@@ -121,8 +121,8 @@ def svm() -> pd.DataFrame:
 
 
 def gi_kernel(n_problems: int = 10) -> pd.DataFrame:
-    """Speed of the batched Numba win-counting kernel against its plain reference on the
-    first ``n_problems`` PAN15 test problems (same inputs, same output checked)."""
+    """Speed of the batched Numba kernels (win counts, margins) against their plain references
+    on the first ``n_problems`` PAN15 test problems (same inputs, same output checked)."""
     import scipy.sparse as sp
 
     from baselines import impostors as gi_module
@@ -148,20 +148,25 @@ def gi_kernel(n_problems: int = 10) -> pd.DataFrame:
     csr = (rows.indptr.astype(np.int64), rows.indices.astype(np.int64), rows.data,
            rows.shape[1])
     sums = gi_module._masked_sums(csr[0], csr[1], csr[2], mask_t)
-    mask = np.ascontiguousarray(mask_t.T, dtype=np.uint8)
-    gi_module._impostor_wins(*csr, q[:1], t[:1], cand[:1], mask, picks, sums)  # compile
-    timings = {}
-    for name, fn in (("numba", gi_module._impostor_wins),
-                     ("reference", gi_module._impostor_wins_reference)):
-        start = time.perf_counter()
-        out = fn(*csr, q, t, cand, mask, picks, sums)
-        timings[name] = (time.perf_counter() - start, out)
-    same = bool(np.array_equal(timings["numba"][1], timings["reference"][1]))
-    return pd.DataFrame([{"problems": n_problems, "k": k, "m": m, "iterations": n_iter,
-                          "numba_s": round(timings["numba"][0], 4),
-                          "reference_s": round(timings["reference"][0], 2),
-                          "speedup": round(timings["reference"][0] / timings["numba"][0], 1),
-                          "identical_wins": same}])
+    # float32, as GeneralImpostors passes it
+    mask = np.ascontiguousarray(mask_t.T, dtype=np.float32)
+    table = []
+    for kernel in ("wins", "margins"):
+        fast = getattr(gi_module, f"_impostor_{kernel}")
+        fast(*csr, q[:1], t[:1], cand[:1], mask, picks, sums)  # compile
+        timings = {}
+        for name, fn in (("numba", fast),
+                         ("reference", getattr(gi_module, f"_impostor_{kernel}_reference"))):
+            start = time.perf_counter()
+            out = fn(*csr, q, t, cand, mask, picks, sums)
+            timings[name] = (time.perf_counter() - start, out)
+        table.append({"kernel": kernel, "problems": n_problems, "k": k, "m": m,
+                      "iterations": n_iter, "numba_s": round(timings["numba"][0], 4),
+                      "reference_s": round(timings["reference"][0], 2),
+                      "speedup": round(timings["reference"][0] / timings["numba"][0], 1),
+                      "identical": bool(np.array_equal(timings["numba"][1],
+                                                       timings["reference"][1]))})
+    return pd.DataFrame(table)
 
 
 CLOSED_SET = {"imdb62": (100, 62), "enron": (20, 50), "blog": (10, 100)}

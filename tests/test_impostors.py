@@ -12,6 +12,8 @@ from sklearn.exceptions import NotFittedError
 
 from baselines.impostors import (
     GeneralImpostors,
+    _impostor_margins,
+    _impostor_margins_reference,
     _impostor_wins,
     _impostor_wins_reference,
     _masked_sums,
@@ -57,6 +59,10 @@ def test_kernels_agree_with_references_exactly(inputs):
     np.testing.assert_array_equal(
         _impostor_wins(*csr, q_rows, t_rows, cand, mask, picks, sums),
         _impostor_wins_reference(*csr, q_rows, t_rows, cand, mask, picks, sums))
+    margins = _impostor_margins(*csr, q_rows, t_rows, cand, mask, picks, sums)
+    np.testing.assert_array_equal(
+        margins, _impostor_margins_reference(*csr, q_rows, t_rows, cand, mask, picks, sums))
+    assert np.all(np.abs(margins) <= picks.shape[0])
 
 
 def test_target_identical_to_query_always_wins():
@@ -147,3 +153,22 @@ def test_real_slice_pan15():
     scores = small_gi(n_candidates=30, n_impostors=10).fit(train).score_problems(test)
     assert np.all((scores >= 0) & (scores <= 1))
     assert auc(test.labels, scores) > 0.65
+
+
+def test_rank_orders_candidates_that_the_win_rate_ties(data):
+    """Near-copies of the three texts in the impostor pool (as other texts by their authors
+    would be) beat every target: both win rates are 0, but the margin still puts the query's
+    author first."""
+    corpus, _, _ = data
+    groups = corpus.by_author()
+    query = corpus.texts[groups["author0"][0]]
+    same, rival = corpus.texts[groups["author0"][1]], corpus.texts[groups["author1"][0]]
+    near_copies = [t + " " + t.split()[0] for t in (query, same, rival)]
+    others = sorted(groups)[2:]
+    pool = Corpus.from_lists(near_copies + [corpus.texts[groups[a][2]] for a in others],
+                             ["author0", "author0", "author1"] + others)
+    gi = small_gi(shift=False, transductive=False, n_candidates=4, n_impostors=4).fit(pool)
+    assert gi.score_pairs([query, query], [same, rival]).tolist() == [0.0, 0.0]
+    ranked = gi.rank(query, [rival, same])
+    assert ranked[1] > ranked[0]
+    assert np.all((ranked >= 0) & (ranked <= 1))
