@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
+from attribution_synth import cdaa_corpus
 
 from baselines.random_guess import RandomGuess
 from stylo.corpus import Corpus
