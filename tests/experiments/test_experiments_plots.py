@@ -16,7 +16,7 @@ from experiments.report import collect, summarise, write_report
 from experiments.runner import run
 from experiments.suite import Suite
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _summary(rows):

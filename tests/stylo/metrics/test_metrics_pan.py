@@ -18,7 +18,7 @@ from sklearn.metrics import brier_score_loss, f1_score, roc_auc_score
 from stylo.metrics import pan
 from stylo.metrics.pan import align_answers, auc, brier, c_at_1, evaluate_all, f1, f_05_u, main
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 EXPECTED_KEY = {"pan20": "pan20_official", "pan21": "pan21_evaluator"}
 
 

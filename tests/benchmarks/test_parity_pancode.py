@@ -28,7 +28,7 @@ from stylo.protocols.cdaa import UNKNOWN
 
 pytestmark = pytest.mark.real_data
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 # the README prints 3 decimals: a figure is reproduced when it rounds to the printed one
 PRINTED = 0.0005 + 1e-12
 
