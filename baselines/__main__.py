@@ -27,8 +27,9 @@ from stylo.datasets import DataError, load_pan20_format
 
 
 def _parser() -> argparse.ArgumentParser:
-    ap = OneLineParser(prog="python -m baselines", description=__doc__.split("\n")[0],
-                       name="baselines")
+    ap = OneLineParser(
+        prog="python -m baselines", description=__doc__.split("\n")[0], name="baselines"
+    )
     ap.add_argument("method", nargs="?", help="a registered method (see --list)")
     ap.add_argument("-i", "--input", help="folder with pairs.jsonl to answer")
     ap.add_argument("-o", "--output", help="folder to write answers.jsonl into")
@@ -48,8 +49,14 @@ def _method_list(width: int = 100) -> str:
     lines = [f"{'method':<{w_name}}  {'kind':<{w_kind}}  description"]
     for name in names:
         spec = METHODS[name]
-        lines.append(textwrap.fill(spec.description, width, subsequent_indent=indent,
-                                   initial_indent=f"{name:<{w_name}}  {spec.kind:<{w_kind}}  "))
+        lines.append(
+            textwrap.fill(
+                spec.description,
+                width,
+                subsequent_indent=indent,
+                initial_indent=f"{name:<{w_name}}  {spec.kind:<{w_kind}}  ",
+            )
+        )
     return "\n".join(lines)
 
 
@@ -64,9 +71,11 @@ def main(argv=None) -> int:
     if args.method not in methods():
         ap.error(f"unknown method {args.method!r}; choose from {', '.join(methods())}")
     if kind(args.method) == "attribution":
-        ap.error(f"method {args.method!r} attributes texts among candidate authors and has no "
-                 f"answer for a verification pair; run it on cross-domain attribution: "
-                 f"python -m experiments.run_all --protocols cdaa_attribution")
+        ap.error(
+            f"method {args.method!r} attributes texts among candidate authors and has no "
+            f"answer for a verification pair; run it on cross-domain attribution: "
+            f"python -m experiments.run_all --protocols cdaa_attribution"
+        )
     why = unavailable(METHODS[args.method], DEFAULT_OPTIONS)
     if why:
         ap.error(f"method {args.method!r} {why}")
@@ -92,10 +101,14 @@ def main(argv=None) -> int:
     scores = est.score_problems(test)
     t2 = time.perf_counter()
     path = write_answers(test.ids, scores, args.output)
-    print(f"{args.method}: fit {t1 - t0:.2f} s, {len(test)} problems scored in {t2 - t1:.2f} s "
-          f"-> {path}", file=sys.stderr)
+    print(
+        f"{args.method}: fit {t1 - t0:.2f} s, {len(test)} problems scored in {t2 - t1:.2f} s "
+        f"-> {path}",
+        file=sys.stderr,
+    )
     if test.labelled:
         from stylo.metrics.pan import evaluate_all
+
         res = evaluate_all(test.labels, scores, version="pan21")
         print(" ".join(f"{k}={v:.3f}" for k, v in res.items()), file=sys.stderr)
     return 0

@@ -16,8 +16,13 @@ __all__ = ["char_tfidf", "distinct_rows", "make_counter", "pair_rows", "relative
 _UNITS = ("char", "word")
 
 
-def make_counter(unit: str = "char", n: int = 4, max_features: int | None = None,
-                 lowercase: bool = True, **options) -> CharNgrams | WordNgrams:
+def make_counter(
+    unit: str = "char",
+    n: int = 4,
+    max_features: int | None = None,
+    lowercase: bool = True,
+    **options,
+) -> CharNgrams | WordNgrams:
     """An unfitted counter of ``unit`` n-grams keeping the ``max_features`` most frequent.
 
     ``unit="char"`` counts overlapping character n-grams (across word boundaries, as in the
@@ -32,19 +37,35 @@ def make_counter(unit: str = "char", n: int = 4, max_features: int | None = None
     if max_features is not None and int(max_features) < 1:
         raise ValueError(f"max_features must be >= 1 or None, got {max_features}")
     if unit == "char":
-        return CharNgrams(ngram_range=(n, n), lowercase=lowercase, max_features=max_features,
-                          dtype=np.float64, **options)
-    return WordNgrams(ngram_range=(n, n), lowercase=lowercase, max_features=max_features,
-                      dtype=np.float64, **options)
+        return CharNgrams(
+            ngram_range=(n, n),
+            lowercase=lowercase,
+            max_features=max_features,
+            dtype=np.float64,
+            **options,
+        )
+    return WordNgrams(
+        ngram_range=(n, n),
+        lowercase=lowercase,
+        max_features=max_features,
+        dtype=np.float64,
+        **options,
+    )
 
 
-def char_tfidf(ngram_range: tuple[int, int], min_df: int, max_features: int | None
-               ) -> CharNgrams:
+def char_tfidf(ngram_range: tuple[int, int], min_df: int, max_features: int | None) -> CharNgrams:
     """The PAN baselines' TF-IDF of character n-grams: counted across word boundaries and
     case-sensitive, sublinear tf, L2-normalised rows."""
-    return CharNgrams(ngram_range=tuple(ngram_range), min_df=min_df, max_features=max_features,
-                      lowercase=False, use_idf=True, sublinear_tf=True, norm="l2",
-                      dtype=np.float64)
+    return CharNgrams(
+        ngram_range=tuple(ngram_range),
+        min_df=min_df,
+        max_features=max_features,
+        lowercase=False,
+        use_idf=True,
+        sublinear_tf=True,
+        norm="l2",
+        dtype=np.float64,
+    )
 
 
 def relative_frequencies(counts: sp.spmatrix) -> sp.csr_matrix:
@@ -64,8 +85,11 @@ def distinct_rows(transform, texts_a: list[str], texts_b: list[str]):
     repeat queries and known texts), and the row of ``x`` of every text of each list."""
     unique = list(dict.fromkeys([*texts_a, *texts_b]))
     rows = {t: i for i, t in enumerate(unique)}
-    return (transform(unique), np.array([rows[t] for t in texts_a], dtype=np.intp),
-            np.array([rows[t] for t in texts_b], dtype=np.intp))
+    return (
+        transform(unique),
+        np.array([rows[t] for t in texts_a], dtype=np.intp),
+        np.array([rows[t] for t in texts_b], dtype=np.intp),
+    )
 
 
 def pair_rows(transform, texts_a: list[str], texts_b: list[str]):

@@ -34,8 +34,15 @@ import math
 import numba
 import numpy as np
 
-__all__ = ["BOS", "EOS", "kneser_ney_logprobs", "kneser_ney_logprobs_reference",
-           "known_model_totals", "reference_model_totals", "sentence_store"]
+__all__ = [
+    "BOS",
+    "EOS",
+    "kneser_ney_logprobs",
+    "kneser_ney_logprobs_reference",
+    "known_model_totals",
+    "reference_model_totals",
+    "sentence_store",
+]
 
 BOS, EOS = 0, 1  # token ids of the padding symbols; real tokens are >= 2
 
@@ -88,7 +95,7 @@ def _reserve(model, extra):
     need = meta[0] + extra
     if need > stats.shape[0]:
         grown = np.zeros((max(need, 2 * stats.shape[0]), _N_STATS), dtype=np.int64)
-        grown[:meta[0]] = stats[:meta[0]]
+        grown[: meta[0]] = stats[: meta[0]]
         stats = grown
     bits = meta[1]
     if 2 * need > (1 << bits):
@@ -207,8 +214,9 @@ def _sentence_logprob(model, tok, a, b, order, n_sym, discount, eps, prev, cur):
 
 # -- batches ---------------------------------------------------------------------------------
 @numba.njit(cache=True, parallel=True)
-def _known_totals(tok, starts, model_ids, model_ptr, query_ptr, query_lo, query_hi, order,
-                  n_sym, discount, eps):
+def _known_totals(
+    tok, starts, model_ids, model_ptr, query_ptr, query_lo, query_hi, order, n_sym, discount, eps
+):
     n_models = model_ptr.shape[0] - 1
     out = np.empty(query_lo.shape[0])
     for m in numba.prange(n_models):
@@ -218,15 +226,28 @@ def _known_totals(tok, starts, model_ids, model_ptr, query_ptr, query_lo, query_
         for q in range(query_ptr[m], query_ptr[m + 1]):
             s = 0.0
             for j in range(query_lo[q], query_hi[q]):
-                s += _sentence_logprob(model, tok, starts[j], starts[j + 1], order, n_sym,
-                                       discount, eps, prev, cur)
+                s += _sentence_logprob(
+                    model, tok, starts[j], starts[j + 1], order, n_sym, discount, eps, prev, cur
+                )
             out[q] = s
     return out
 
 
 @numba.njit(cache=True, parallel=True)
-def _reference_totals(pool_tok, pool_starts, orders, sizes, tok, starts, query_lo, query_hi,
-                      order, n_sym, discount, eps):
+def _reference_totals(
+    pool_tok,
+    pool_starts,
+    orders,
+    sizes,
+    tok,
+    starts,
+    query_lo,
+    query_hi,
+    order,
+    n_sym,
+    discount,
+    eps,
+):
     n_refs, n_pool = orders.shape
     n_q = sizes.shape[0]
     out = np.empty((n_q, n_refs))
@@ -239,14 +260,16 @@ def _reference_totals(pool_tok, pool_starts, orders, sizes, tok, starts, query_l
         for q in range(n_q):
             while added < n_pool and (have < sizes[q] or added == 0):
                 s = perm[added]
-                model = _add_sentence(model, pool_tok, pool_starts[s], pool_starts[s + 1],
-                                      order, n_sym, prev, cur)
+                model = _add_sentence(
+                    model, pool_tok, pool_starts[s], pool_starts[s + 1], order, n_sym, prev, cur
+                )
                 have += pool_starts[s + 1] - pool_starts[s]
                 added += 1
             total = 0.0
             for j in range(query_lo[q], query_hi[q]):
-                total += _sentence_logprob(model, tok, starts[j], starts[j + 1], order, n_sym,
-                                           discount, eps, prev, cur)
+                total += _sentence_logprob(
+                    model, tok, starts[j], starts[j + 1], order, n_sym, discount, eps, prev, cur
+                )
             out[q, r] = total
     return out
 
@@ -260,9 +283,16 @@ def sentence_store(sentences: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]
     return tok, starts
 
 
-def known_model_totals(tok: np.ndarray, starts: np.ndarray, model_sentences: list[np.ndarray],
-                       query_ranges: list[list[tuple[int, int]]], order: int, n_sym: int,
-                       discount: float, eps: float) -> list[np.ndarray]:
+def known_model_totals(
+    tok: np.ndarray,
+    starts: np.ndarray,
+    model_sentences: list[np.ndarray],
+    query_ranges: list[list[tuple[int, int]]],
+    order: int,
+    n_sym: int,
+    discount: float,
+    eps: float,
+) -> list[np.ndarray]:
     """Log-probability totals of queries under one model per group, models fitted once.
 
     ``tok``/``starts`` hold all sentences (sentence j is tok[starts[j]:starts[j + 1]]);
@@ -272,22 +302,45 @@ def known_model_totals(tok: np.ndarray, starts: np.ndarray, model_sentences: lis
     """
     model_ptr = np.zeros(len(model_sentences) + 1, dtype=np.int64)
     np.cumsum([len(m) for m in model_sentences], out=model_ptr[1:])
-    model_ids = (np.concatenate(model_sentences).astype(np.int64) if model_sentences
-                 else np.zeros(0, np.int64))
+    model_ids = (
+        np.concatenate(model_sentences).astype(np.int64)
+        if model_sentences
+        else np.zeros(0, np.int64)
+    )
     query_ptr = np.zeros(len(query_ranges) + 1, dtype=np.int64)
     np.cumsum([len(q) for q in query_ranges], out=query_ptr[1:])
     flat = [r for q in query_ranges for r in q]
     lo = np.array([r[0] for r in flat], dtype=np.int64)
     hi = np.array([r[1] for r in flat], dtype=np.int64)
-    out = _known_totals(tok, starts, model_ids, model_ptr, query_ptr, lo, hi, int(order),
-                        int(n_sym), float(discount), float(eps))
+    out = _known_totals(
+        tok,
+        starts,
+        model_ids,
+        model_ptr,
+        query_ptr,
+        lo,
+        hi,
+        int(order),
+        int(n_sym),
+        float(discount),
+        float(eps),
+    )
     return np.split(out, query_ptr[1:-1])
 
 
-def reference_model_totals(pool_tok: np.ndarray, pool_starts: np.ndarray, orders: np.ndarray,
-                           sizes: np.ndarray, tok: np.ndarray, starts: np.ndarray,
-                           query_ranges: list[tuple[int, int]], order: int, n_sym: int,
-                           discount: float, eps: float) -> np.ndarray:
+def reference_model_totals(
+    pool_tok: np.ndarray,
+    pool_starts: np.ndarray,
+    orders: np.ndarray,
+    sizes: np.ndarray,
+    tok: np.ndarray,
+    starts: np.ndarray,
+    query_ranges: list[tuple[int, int]],
+    order: int,
+    n_sym: int,
+    discount: float,
+    eps: float,
+) -> np.ndarray:
     """(n_queries, n_refs) log-probability totals of queries under growing reference models.
 
     Reference model r is fitted on the pool sentences ``orders[r, 0], orders[r, 1], ...``
@@ -302,28 +355,53 @@ def reference_model_totals(pool_tok: np.ndarray, pool_starts: np.ndarray, orders
     hi = np.array([query_ranges[q][1] for q in rank], dtype=np.int64)
     out = np.empty((len(sizes), orders.shape[0]))
     if len(sizes):
-        out[rank] = _reference_totals(pool_tok, pool_starts, np.ascontiguousarray(orders),
-                                      sizes[rank], tok, starts, lo, hi, int(order), int(n_sym),
-                                      float(discount), float(eps))
+        out[rank] = _reference_totals(
+            pool_tok,
+            pool_starts,
+            np.ascontiguousarray(orders),
+            sizes[rank],
+            tok,
+            starts,
+            lo,
+            hi,
+            int(order),
+            int(n_sym),
+            float(discount),
+            float(eps),
+        )
     return out
 
 
-def kneser_ney_logprobs(train: list[np.ndarray], test: list[np.ndarray], order: int,
-                        n_sym: int, discount: float = 0.1, eps: float = 0.0) -> np.ndarray:
+def kneser_ney_logprobs(
+    train: list[np.ndarray],
+    test: list[np.ndarray],
+    order: int,
+    n_sym: int,
+    discount: float = 0.1,
+    eps: float = 0.0,
+) -> np.ndarray:
     """Natural-log probability of each test sentence under the model of the train sentences
     (token-id arrays, ids >= 2 and < ``n_sym``)."""
     if order < 2:
         raise ValueError(f"order must be >= 2 (NLTK's unigram case divides by zero), got {order}")
     tok, starts = sentence_store(list(train) + list(test))
     n_train = len(train)
-    sums = known_model_totals(tok, starts, [np.arange(n_train)],
-                              [[(n_train + i, n_train + i + 1) for i in range(len(test))]],
-                              order, n_sym, discount, eps)
+    sums = known_model_totals(
+        tok,
+        starts,
+        [np.arange(n_train)],
+        [[(n_train + i, n_train + i + 1) for i in range(len(test))]],
+        order,
+        n_sym,
+        discount,
+        eps,
+    )
     return sums[0]
 
 
-def kneser_ney_logprobs_reference(train: list, test: list, order: int, n_sym: int,
-                                  discount: float = 0.1, eps: float = 0.0) -> np.ndarray:
+def kneser_ney_logprobs_reference(
+    train: list, test: list, order: int, n_sym: int, discount: float = 0.1, eps: float = 0.0
+) -> np.ndarray:
     """:func:`kneser_ney_logprobs` computed by NLTK: ``KneserNeyInterpolated`` fitted through
     ``padded_everygram_pipeline`` (tokens compared as strings), sentences scored on their
     ``order``-grams after the same padding."""

@@ -26,8 +26,9 @@ from joblib import Parallel, delayed, effective_n_jobs
 __all__ = ["ppm_cross_entropy_reference", "ppm_cross_entropies", "encode_texts"]
 
 
-def ppm_cross_entropy_reference(model_text: str, text: str, order: int = 5,
-                                alphabet_size: int = 256) -> float:
+def ppm_cross_entropy_reference(
+    model_text: str, text: str, order: int = 5, alphabet_size: int = 256
+) -> float:
     """Bits per character of ``text`` under the order-``order`` model of ``model_text``.
 
     Plain Python, one dict of context -> {char: count} per order. ``text`` must be non-empty.
@@ -36,14 +37,14 @@ def ppm_cross_entropy_reference(model_text: str, text: str, order: int = 5,
     totals = [defaultdict(int) for _ in range(order + 1)]
     for i, c in enumerate(model_text):
         for k in range(min(i, order) + 1):
-            ctx = model_text[i - k:i]
+            ctx = model_text[i - k : i]
             counts[k][ctx][c] += 1
             totals[k][ctx] += 1
     bits = 0.0
     for i, c in enumerate(text):
         p = 1.0 / alphabet_size
         for k in range(min(i, order), -1, -1):
-            ctx = text[i - k:i]
+            ctx = text[i - k : i]
             seen = counts[k].get(ctx)
             if seen is not None and seen.get(c, 0) > 0:
                 p = seen[c] / totals[k][ctx]
@@ -123,8 +124,9 @@ def _gram_ids(seq: np.ndarray, split: int, order: int) -> np.ndarray:
 
 
 @numba.njit(cache=True)
-def _cross_entropy(ids: np.ndarray, m0: int, m1: int, q0: int, q1: int, order: int,
-                   alphabet_size: int) -> float:
+def _cross_entropy(
+    ids: np.ndarray, m0: int, m1: int, q0: int, q1: int, order: int, alphabet_size: int
+) -> float:
     """Bits per character of seq[q0:q1] under the model counted on seq[m0:m1]."""
     n = ids.shape[1]
     joint = np.zeros((order + 1, n), dtype=np.int64)  # joint[k, id of (context_k + char)]
@@ -154,8 +156,8 @@ def _pairs_kernel(codes_a, off_a, codes_b, off_b, order, alphabet_size):
     n = off_a.shape[0] - 1
     out = np.empty((n, 2), dtype=np.float64)
     for p in range(n):
-        a = codes_a[off_a[p]:off_a[p + 1]]
-        b = codes_b[off_b[p]:off_b[p + 1]]
+        a = codes_a[off_a[p] : off_a[p + 1]]
+        b = codes_b[off_b[p] : off_b[p + 1]]
         la, lb = a.shape[0], b.shape[0]
         if la == 0 or lb == 0:
             out[p, 0] = np.nan
@@ -176,8 +178,13 @@ def _run_batch(texts_a, texts_b, order, alphabet_size):
     return _pairs_kernel(codes_a, off_a, codes_b, off_b, order, alphabet_size)
 
 
-def ppm_cross_entropies(texts_a: list[str], texts_b: list[str], order: int = 5,
-                        alphabet_size: int = 256, n_jobs: int = 1) -> np.ndarray:
+def ppm_cross_entropies(
+    texts_a: list[str],
+    texts_b: list[str],
+    order: int = 5,
+    alphabet_size: int = 256,
+    n_jobs: int = 1,
+) -> np.ndarray:
     """(n, 2) bits per character: column 0 is b[i] under the model of a[i], column 1 is a[i]
     under the model of b[i]. NaN where either text is empty. ``n_jobs`` threads (the kernel
     releases the GIL)."""
@@ -191,8 +198,11 @@ def ppm_cross_entropies(texts_a: list[str], texts_b: list[str], order: int = 5,
         return _run_batch(list(texts_a), list(texts_b), int(order), int(alphabet_size))
     # round-robin batches balance long and short pairs across threads
     parts = Parallel(n_jobs=n_jobs, prefer="threads")(
-        delayed(_run_batch)(list(texts_a[i::k]), list(texts_b[i::k]), int(order),
-                            int(alphabet_size)) for i in range(k))
+        delayed(_run_batch)(
+            list(texts_a[i::k]), list(texts_b[i::k]), int(order), int(alphabet_size)
+        )
+        for i in range(k)
+    )
     out = np.empty((n, 2), dtype=np.float64)
     for i, part in enumerate(parts):
         out[i::k] = part

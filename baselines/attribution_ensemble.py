@@ -79,9 +79,16 @@ class EnsembleAttributor(Verifier):
 
     requires_fit = False
 
-    def __init__(self, C: float = 1.0, distortion_k: int = 300, min_df: int = 2,
-                 max_features: int | None = None, reject_margin: float | None = None,
-                 n_simulated: int = 3, random_state: int = 0):
+    def __init__(
+        self,
+        C: float = 1.0,
+        distortion_k: int = 300,
+        min_df: int = 2,
+        max_features: int | None = None,
+        reject_margin: float | None = None,
+        n_simulated: int = 3,
+        random_state: int = 0,
+    ):
         self.C = C
         self.distortion_k = distortion_k
         self.min_df = min_df
@@ -94,8 +101,11 @@ class EnsembleAttributor(Verifier):
     def _fit_impl(self, X, y) -> None:
         if not float(self.C) > 0:
             raise ValueError(f"C must be > 0, got {self.C!r}")
-        if isinstance(self.n_simulated, bool) or not isinstance(self.n_simulated, int) \
-                or self.n_simulated < 1:
+        if (
+            isinstance(self.n_simulated, bool)
+            or not isinstance(self.n_simulated, int)
+            or self.n_simulated < 1
+        ):
             raise ValueError(f"n_simulated must be an int >= 1, got {self.n_simulated!r}")
         if self.reject_margin is not None:
             if not float(self.reject_margin) >= 0.0:
@@ -128,18 +138,22 @@ class EnsembleAttributor(Verifier):
             advance("simulated open-set problems", done, len(problems))
         self.margin_scores_ = {}
         for margin in _MARGINS:
-            f1 = [attribution_scores(truth, _answers(p, kept, margin), labels=kept,
-                                     unknown_label=_UNKNOWN)["macro_f1"]
-                  for p, kept, truth in simulated]
+            f1 = [
+                attribution_scores(
+                    truth, _answers(p, kept, margin), labels=kept, unknown_label=_UNKNOWN
+                )["macro_f1"]
+                for p, kept, truth in simulated
+            ]
             self.margin_scores_[float(margin)] = float(np.mean(f1))
-        self.reject_margin_ = max(self.margin_scores_, key=lambda m: (self.margin_scores_[m],
-                                                                      -m))
+        self.reject_margin_ = max(self.margin_scores_, key=lambda m: (self.margin_scores_[m], -m))
 
     # -- attribution -----------------------------------------------------------------------
     def _score_impl(self, texts_a, texts_b):
-        raise AttributionOnly(f"{type(self).__name__} attributes a text among candidate "
-                              f"authors (attribute, the cdaa_attribution protocol); it has no "
-                              f"score for a single pair")
+        raise AttributionOnly(
+            f"{type(self).__name__} attributes a text among candidate "
+            f"authors (attribute, the cdaa_attribution protocol); it has no "
+            f"score for a single pair"
+        )
 
     def _attribute_impl(self, candidates, texts):
         if len(candidates) < 2:
@@ -153,31 +167,44 @@ class EnsembleAttributor(Verifier):
         everything = known + list(texts)
         min_df = min(int(self.min_df), len(everything))
         distortion = TextDistortion(k=self.distortion_k, method="dv_ma").fit(everything)
-        views = [(CharNgrams((2, 5), **_tfidf(min_df, self.max_features)), everything),
-                 (CharNgrams((1, 3), **_tfidf(min_df, self.max_features)),
-                  distortion.transform(everything)),
-                 (WordNgrams((1, 3), **_tfidf(min_df, self.max_features)), everything)]
+        views = [
+            (CharNgrams((2, 5), **_tfidf(min_df, self.max_features)), everything),
+            (
+                CharNgrams((1, 3), **_tfidf(min_df, self.max_features)),
+                distortion.transform(everything),
+            ),
+            (WordNgrams((1, 3), **_tfidf(min_df, self.max_features)), everything),
+        ]
         d = np.zeros((len(texts), len(candidates)))
         for vectorizer, docs in views:
             x = vectorizer.fit_transform(docs)
             model = LinearSVC(C=float(self.C), random_state=self.random_state)
-            model.fit(x[:len(known)], labels)
-            got = model.decision_function(x[len(known):])
+            model.fit(x[: len(known)], labels)
+            got = model.decision_function(x[len(known) :])
             # scikit-learn gives one column for two classes: the second class's side
             d += np.column_stack([-got, got]) if got.ndim == 1 else got
         return d / len(views)
 
 
 def _tfidf(min_df: int, max_features: int | None) -> dict:
-    return {"lowercase": False, "min_df": min_df, "max_features": max_features, "use_idf": True,
-            "sublinear_tf": True, "norm": "l2", "dtype": np.float64}
+    return {
+        "lowercase": False,
+        "min_df": min_df,
+        "max_features": max_features,
+        "use_idf": True,
+        "sublinear_tf": True,
+        "norm": "l2",
+        "dtype": np.float64,
+    }
 
 
 def _answers(p: np.ndarray, names: list[str], margin: float) -> list[str]:
     """The best candidate of each row, or unknown where its lead is below ``margin``."""
     best = p.argmax(axis=1)
-    return [_UNKNOWN if lead < margin else names[b]
-            for b, lead in zip(best, top2_margin(p), strict=True)]
+    return [
+        _UNKNOWN if lead < margin else names[b]
+        for b, lead in zip(best, top2_margin(p), strict=True)
+    ]
 
 
 def _training_problems(X) -> dict[str, dict[str, list[str]]]:
@@ -189,8 +216,6 @@ def _training_problems(X) -> dict[str, dict[str, list[str]]]:
     if "role" in frame.columns:
         frame = frame[frame["role"] == "known"]
     out: dict[str, dict[str, list[str]]] = {}
-    for prob, cand, text in zip(frame["problem"], frame["candidate"], frame["text"],
-                                strict=True):
+    for prob, cand, text in zip(frame["problem"], frame["candidate"], frame["text"], strict=True):
         out.setdefault(str(prob), {}).setdefault(str(cand), []).append(text)
-    return {p: c for p, c in out.items()
-            if len(c) >= 3 and min(len(v) for v in c.values()) >= 2}
+    return {p: c for p, c in out.items() if len(c) >= 3 and min(len(v) for v in c.values()) >= 2}

@@ -49,8 +49,13 @@ OBJECTIVES = {
     "pan20-baseline": ("auc", "c@1", "F1", "f_05_u"),
     "auc_c1": ("auc", "c@1"),
 }
-_METRICS = {"auc": pan.auc, "c@1": pan.c_at_1, "F1": pan.f1,
-            "f_05_u": lambda t, s: pan.f_05_u(t, s, version="pan21"), "brier": pan.brier}
+_METRICS = {
+    "auc": pan.auc,
+    "c@1": pan.c_at_1,
+    "F1": pan.f1,
+    "f_05_u": lambda t, s: pan.f_05_u(t, s, version="pan21"),
+    "brier": pan.brier,
+}
 
 
 def shift_scores(scores, p1: float, p2: float) -> np.ndarray:
@@ -76,8 +81,9 @@ def _combine(objective: str, keys: tuple[str, ...], values: dict[str, float]) ->
     return float(np.mean([values[k] for k in keys]))
 
 
-def _fit_grey_zone(scores: np.ndarray, y: np.ndarray, objective: str, grid: np.ndarray,
-                   decimals: int) -> tuple[float, float, float]:
+def _fit_grey_zone(
+    scores: np.ndarray, y: np.ndarray, objective: str, grid: np.ndarray, decimals: int
+) -> tuple[float, float, float]:
     """Best (p1, p2, objective value) over all grid cells p1 < p2, as
     :func:`_fit_grey_zone_reference` finds it, bit for bit, in a fraction of the time.
 
@@ -107,15 +113,19 @@ def _fit_grey_zone(scores: np.ndarray, y: np.ndarray, objective: str, grid: np.n
     p1 = np.array([c[0] for c in cells])
     p2 = np.array([c[1] for c in cells])
     lo = np.searchsorted(ss, p1, "right")  # scores <= p1: "different"
-    hi = np.searchsorted(ss, p2, "left")   # scores >= p2 from here on: "same"
+    hi = np.searchsorted(ss, p2, "left")  # scores >= p2 from here on: "same"
     low_pos, low_neg = cum_pos[lo], cum_neg[lo]
     high_pos, high_neg = n_pos - cum_pos[hi], n_neg - cum_neg[hi]
     n_u = hi - lo
     metrics = {}
     if "auc" in keys:
         mid_pos = cum_pos[hi] - cum_pos[lo]
-        u = (cum_rank_pos[lo] + (cum_rank_pos[n] - cum_rank_pos[hi])
-             + mid_pos * ((lo + 1 + hi) / 2.0) - n_pos * (n_pos + 1) / 2.0)
+        u = (
+            cum_rank_pos[lo]
+            + (cum_rank_pos[n] - cum_rank_pos[hi])
+            + mid_pos * ((lo + 1 + hi) / 2.0)
+            - n_pos * (n_pos + 1) / 2.0
+        )
         metrics["auc"] = u / (n_pos * n_neg) if n_pos and n_neg else np.zeros(len(cells))
     n_c = low_neg + high_pos
     metrics["c@1"] = (n_c + n_u * n_c / n) / n
@@ -124,8 +134,9 @@ def _fit_grey_zone(scores: np.ndarray, y: np.ndarray, objective: str, grid: np.n
         metrics["F1"] = np.where(denom > 0, 2 * high_pos / np.maximum(denom, 1), 0.0)
     if "f_05_u" in keys:
         denom = 1.25 * high_pos + 0.25 * (low_pos + n_u) + high_neg
-        metrics["f_05_u"] = np.where(denom > 0, 1.25 * high_pos / np.where(denom > 0, denom, 1),
-                                     0.0)
+        metrics["f_05_u"] = np.where(
+            denom > 0, 1.25 * high_pos / np.where(denom > 0, denom, 1), 0.0
+        )
     if "brier" in keys:
         metrics["brier"] = _brier_rows(s, t, p1, p2)
     exact = _order_kept(ss, grid)
@@ -141,16 +152,17 @@ def _fit_grey_zone(scores: np.ndarray, y: np.ndarray, objective: str, grid: np.n
     return best
 
 
-def _brier_rows(s: np.ndarray, t: np.ndarray, p1: np.ndarray, p2: np.ndarray,
-                chunk: int = 512) -> np.ndarray:
+def _brier_rows(
+    s: np.ndarray, t: np.ndarray, p1: np.ndarray, p2: np.ndarray, chunk: int = 512
+) -> np.ndarray:
     """``pan.brier(t, shift_scores(s, p1[c], p2[c]))`` for every cell c, in blocks of rows
     (a row-wise mean of a C-contiguous block sums each row exactly as a 1-D mean does)."""
     out = np.empty(len(p1))
     for start in range(0, len(p1), chunk):
-        a = p1[start:start + chunk, None]
-        b = p2[start:start + chunk, None]
+        a = p1[start : start + chunk, None]
+        b = p2[start : start + chunk, None]
         shifted = np.where(s <= a, _below(s, a), np.where(s < b, NO_ANSWER, _above(s, b)))
-        out[start:start + chunk] = 1.0 - np.mean((shifted - t) ** 2, axis=1)
+        out[start : start + chunk] = 1.0 - np.mean((shifted - t) ** 2, axis=1)
     return out
 
 
@@ -162,13 +174,16 @@ def _order_kept(sorted_scores: np.ndarray, grid: np.ndarray) -> dict[float, bool
     for cut in grid:
         below = step_up & (sorted_scores[1:] <= cut)
         above = step_up & (sorted_scores[:-1] >= cut)
-        out[cut] = bool(np.all(np.diff(_below(sorted_scores, cut))[below] > 0)
-                        and np.all(np.diff(_above(sorted_scores, cut))[above] > 0))
+        out[cut] = bool(
+            np.all(np.diff(_below(sorted_scores, cut))[below] > 0)
+            and np.all(np.diff(_above(sorted_scores, cut))[above] > 0)
+        )
     return out
 
 
-def _fit_grey_zone_reference(scores: np.ndarray, y: np.ndarray, objective: str,
-                             grid: np.ndarray, decimals: int) -> tuple[float, float, float]:
+def _fit_grey_zone_reference(
+    scores: np.ndarray, y: np.ndarray, objective: str, grid: np.ndarray, decimals: int
+) -> tuple[float, float, float]:
     """Best (p1, p2, objective value) over all grid cells p1 < p2: the plain search, every
     cell shifted and scored with ``stylo.metrics.pan`` as pan-code does; :func:`_fit_grey_zone`
     gives the same answer."""
@@ -200,8 +215,14 @@ class ScoreCalibrator(BaseEstimator):
     zone) and ``train_objective_`` (the rounded objective of the chosen cell).
     """
 
-    def __init__(self, platt: bool = True, grey_zone: bool = True, objective: str = "pan21",
-                 grid_step: float = 0.01, decimals: int = 3):
+    def __init__(
+        self,
+        platt: bool = True,
+        grey_zone: bool = True,
+        objective: str = "pan21",
+        grid_step: float = 0.01,
+        decimals: int = 3,
+    ):
         self.platt = platt
         self.grey_zone = grey_zone
         self.objective = objective
@@ -219,8 +240,9 @@ class ScoreCalibrator(BaseEstimator):
         if y.all() or not y.any():
             raise ValueError("calibration needs both same-author and different-author pairs")
         if self.objective not in OBJECTIVES:
-            raise ValueError(f"unknown objective {self.objective!r}; choose from "
-                             f"{sorted(OBJECTIVES)}")
+            raise ValueError(
+                f"unknown objective {self.objective!r}; choose from {sorted(OBJECTIVES)}"
+            )
         if not 0.0 < self.grid_step < 0.25:
             raise ValueError(f"grid_step must be in (0, 0.25), got {self.grid_step}")
         self.platt_ = None
@@ -234,7 +256,8 @@ class ScoreCalibrator(BaseEstimator):
             # np.arange as pan-code builds it, so the grid values are the same floats
             grid = np.arange(self.grid_step, 1.0 - self.grid_step, self.grid_step)
             self.p1_, self.p2_, self.train_objective_ = _fit_grey_zone(
-                s, y, self.objective, grid, self.decimals)
+                s, y, self.objective, grid, self.decimals
+            )
         else:
             self.train_objective_ = np.nan
         return self
@@ -293,9 +316,17 @@ class CalibratedVerifier(VerifierWrapper):
 class Calibrated(CalibratedVerifier):
     """Any verifier followed by a :class:`ScoreCalibrator` (parameters as there)."""
 
-    def __init__(self, verifier: Verifier, platt: bool = True, grey_zone: bool = True,
-                 objective: str = "pan21", grid_step: float = 0.01, decimals: int = 3,
-                 n_pairs: int = 200, random_state: int = 0):
+    def __init__(
+        self,
+        verifier: Verifier,
+        platt: bool = True,
+        grey_zone: bool = True,
+        objective: str = "pan21",
+        grid_step: float = 0.01,
+        decimals: int = 3,
+        n_pairs: int = 200,
+        random_state: int = 0,
+    ):
         self.verifier = verifier
         self.platt = platt
         self.grey_zone = grey_zone
@@ -306,5 +337,6 @@ class Calibrated(CalibratedVerifier):
         self.random_state = random_state
 
     def _make_calibrator(self) -> ScoreCalibrator:
-        return ScoreCalibrator(self.platt, self.grey_zone, self.objective, self.grid_step,
-                               self.decimals)
+        return ScoreCalibrator(
+            self.platt, self.grey_zone, self.objective, self.grid_step, self.decimals
+        )

@@ -24,8 +24,9 @@ __all__ = ["Chunked", "token_chunks"]
 _TOKEN = re.compile(r"\S+")
 
 
-def token_chunks(text: str, chunk_size: int, min_last: int | None = None,
-                 max_chunks: int | None = None) -> list[str]:
+def token_chunks(
+    text: str, chunk_size: int, min_last: int | None = None, max_chunks: int | None = None
+) -> list[str]:
     """Consecutive chunks of ``chunk_size`` whitespace tokens of ``text`` (see module doc).
 
     ``min_last`` defaults to ``chunk_size // 2``. An empty or whitespace-only text gives [].
@@ -40,7 +41,7 @@ def token_chunks(text: str, chunk_size: int, min_last: int | None = None,
     if len(starts) > 1 and len(spans) - starts[-1] < min_last:
         starts.pop()
     ends = starts[1:] + [len(spans)]
-    chunks = [text[spans[s][0]:spans[e - 1][1]] for s, e in zip(starts, ends)]
+    chunks = [text[spans[s][0] : spans[e - 1][1]] for s, e in zip(starts, ends)]
     if max_chunks is not None and len(chunks) > max_chunks:
         keep = np.unique(np.linspace(0, len(chunks) - 1, max_chunks).round().astype(int))
         chunks = [chunks[i] for i in keep]
@@ -62,8 +63,13 @@ class Chunked(VerifierWrapper):
     Chunk pairs the inner verifier leaves unanswered (0.5) count in the mean like any score.
     """
 
-    def __init__(self, verifier: Verifier, chunk_size: int = 500, min_last: int | None = None,
-                 max_chunks: int | None = None):
+    def __init__(
+        self,
+        verifier: Verifier,
+        chunk_size: int = 500,
+        min_last: int | None = None,
+        max_chunks: int | None = None,
+    ):
         self.verifier = verifier
         self.chunk_size = chunk_size
         self.min_last = min_last
@@ -83,10 +89,12 @@ class Chunked(VerifierWrapper):
         super()._fit_impl(X, y)
 
     def _score_impl(self, texts_a, texts_b):
-        chunks_a = [token_chunks(t, self.chunk_size, self.min_last, self.max_chunks)
-                    for t in texts_a]
-        chunks_b = [token_chunks(t, self.chunk_size, self.min_last, self.max_chunks)
-                    for t in texts_b]
+        chunks_a = [
+            token_chunks(t, self.chunk_size, self.min_last, self.max_chunks) for t in texts_a
+        ]
+        chunks_b = [
+            token_chunks(t, self.chunk_size, self.min_last, self.max_chunks) for t in texts_b
+        ]
         left, right, owner = [], [], []
         for i, (ca, cb) in enumerate(zip(chunks_a, chunks_b)):
             for x in ca:

@@ -70,8 +70,13 @@ def _zstd_dict_bits(pairs: list[tuple[bytes, bytes, int, int]], level: int) -> n
     for i, (a, b, na, nb) in enumerate(pairs):
         for j, (ref, x, n_chars) in enumerate(((a, b, nb), (b, a, na))):
             d = zstandard.ZstdCompressionDict(ref, dict_type=zstandard.DICT_TYPE_RAWCONTENT)
-            cctx = zstandard.ZstdCompressor(level=level, dict_data=d, write_checksum=False,
-                                            write_content_size=False, write_dict_id=False)
+            cctx = zstandard.ZstdCompressor(
+                level=level,
+                dict_data=d,
+                write_checksum=False,
+                write_content_size=False,
+                write_dict_id=False,
+            )
             out[i, j] = 8.0 * len(cctx.compress(x)) / n_chars
     return out
 
@@ -106,29 +111,44 @@ def _in_threads(fn, items: list, level: int, n_jobs: int) -> np.ndarray:
     return _unbatch(parts, len(items), len(batches))
 
 
-def _measures(pairs: list[tuple[str, str]], measure: str, level: int, ppm_order: int,
-              n_jobs: int) -> np.ndarray:
+def _measures(
+    pairs: list[tuple[str, str]], measure: str, level: int, ppm_order: int, n_jobs: int
+) -> np.ndarray:
     """(n, 2) measures for ``"ppm"`` and ``"xent"``; for ``"zstd"`` the (n, 4) sizes C(a),
     C(b), C(a+b), C(b+a) that NCD and CDM are computed from."""
     if measure == "ppm":
-        return ppm_cross_entropies([a for a, _ in pairs], [b for _, b in pairs],
-                                   order=ppm_order, n_jobs=n_jobs)
+        return ppm_cross_entropies(
+            [a for a, _ in pairs], [b for _, b in pairs], order=ppm_order, n_jobs=n_jobs
+        )
     if measure == "xent":
-        return _in_threads(_zstd_dict_bits, [(_utf8(a), _utf8(b), len(a), len(b))
-                                             for a, b in pairs], level, n_jobs)
+        return _in_threads(
+            _zstd_dict_bits, [(_utf8(a), _utf8(b), len(a), len(b)) for a, b in pairs], level, n_jobs
+        )
     # attribution scores every candidate profile against every unknown: size each text once
     texts = list(dict.fromkeys(t for pair in pairs for t in pair))
-    single = dict(zip(texts, _in_threads(_zstd_sizes, [_utf8(t) for t in texts], level,
-                                         n_jobs)[:, 0], strict=True))
-    cab, cba = _in_threads(_zstd_concat_sizes, [(_utf8(a), _utf8(b)) for a, b in pairs], level,
-                           n_jobs).T
+    single = dict(
+        zip(
+            texts,
+            _in_threads(_zstd_sizes, [_utf8(t) for t in texts], level, n_jobs)[:, 0],
+            strict=True,
+        )
+    )
+    cab, cba = _in_threads(
+        _zstd_concat_sizes, [(_utf8(a), _utf8(b)) for a, b in pairs], level, n_jobs
+    ).T
     ca = np.array([single[a] for a, _ in pairs])
     cb = np.array([single[b] for _, b in pairs])
     return np.column_stack((ca, cb, cab, cba))
 
 
-def compression_measures(texts_a: list[str], texts_b: list[str], measure: str = "ppm",
-                         level: int = 9, ppm_order: int = 5, n_jobs: int = 1) -> np.ndarray:
+def compression_measures(
+    texts_a: list[str],
+    texts_b: list[str],
+    measure: str = "ppm",
+    level: int = 9,
+    ppm_order: int = 5,
+    n_jobs: int = 1,
+) -> np.ndarray:
     """(n, 2) directional measures (d1, d2) of each pair of non-empty texts; lower = closer.
 
     For ``"ppm"`` and ``"xent"`` d1 is about B given A and d2 about A given B; for ``"ncd"``
@@ -181,10 +201,18 @@ class CompressionVerifier(Verifier):
     Fitted attributes: ``model_`` (the LogisticRegression, after a StandardScaler if scaled).
     """
 
-    def __init__(self, measure: str = "ppm", features: str = "mean_absdiff",
-                 radius: float = 0.01, level: int = 9, ppm_order: int = 5,
-                 standardize: bool | str = "auto", n_jobs: int = 1, n_pairs: int = 200,
-                 random_state: int = 0):
+    def __init__(
+        self,
+        measure: str = "ppm",
+        features: str = "mean_absdiff",
+        radius: float = 0.01,
+        level: int = 9,
+        ppm_order: int = 5,
+        standardize: bool | str = "auto",
+        n_jobs: int = 1,
+        n_pairs: int = 200,
+        random_state: int = 0,
+    ):
         self.measure = measure
         self.features = features
         self.radius = radius
@@ -196,8 +224,9 @@ class CompressionVerifier(Verifier):
         self.random_state = random_state
 
     def _design(self, texts_a, texts_b) -> np.ndarray:
-        d = compression_measures(texts_a, texts_b, self.measure, self.level, self.ppm_order,
-                                 self.n_jobs)
+        d = compression_measures(
+            texts_a, texts_b, self.measure, self.level, self.ppm_order, self.n_jobs
+        )
         if self.features == "raw":
             return d
         return np.column_stack((d.mean(axis=1), np.abs(d[:, 0] - d[:, 1])))
@@ -210,16 +239,18 @@ class CompressionVerifier(Verifier):
         if not 0.0 <= self.radius < 0.5:
             raise ValueError(f"radius must be in [0, 0.5), got {self.radius}")
         pairs = training_pairs(X, n_pairs=self.n_pairs, seed=self.random_state)
-        keep = np.array([has_text(a) and has_text(b)
-                         for a, b in zip(pairs.texts_a(), pairs.texts_b())])
+        keep = np.array(
+            [has_text(a) and has_text(b) for a, b in zip(pairs.texts_a(), pairs.texts_b())]
+        )
         if not keep.all():
             raise ValueError(f"{int((~keep).sum())} training pair(s) have an empty text")
         y_train = pairs.labels
         if y_train.all() or not y_train.any():
             raise ValueError("training pairs need both same-author and different-author pairs")
         scale = self.measure != "ppm" if self.standardize == "auto" else bool(self.standardize)
-        model = make_pipeline(StandardScaler(), LogisticRegression()) if scale \
-            else LogisticRegression()
+        model = (
+            make_pipeline(StandardScaler(), LogisticRegression()) if scale else LogisticRegression()
+        )
         self.model_ = model.fit(self._design(pairs.texts_a(), pairs.texts_b()), y_train)
 
     def _score_impl(self, texts_a, texts_b):

@@ -71,8 +71,9 @@ class DeltaClassifier(ClassifierMixin, BaseEstimator):
     order of ``classes_``; ``predict`` picks the nearest centroid.
     """
 
-    def __init__(self, kind: str = "burrows", n_features: int = 300, unit: str = "word",
-                 n: int = 1):
+    def __init__(
+        self, kind: str = "burrows", n_features: int = 300, unit: str = "word", n: int = 1
+    ):
         self.kind = kind
         self.n_features = n_features
         self.unit = unit
@@ -112,8 +113,15 @@ class DeltaVerifier(Verifier):
     (z-scoring from its texts).
     """
 
-    def __init__(self, kind: str = "cosine", n_features: int = 300, unit: str = "word",
-                 n: int = 1, n_pairs: int = 400, random_state: int = 0):
+    def __init__(
+        self,
+        kind: str = "cosine",
+        n_features: int = 300,
+        unit: str = "word",
+        n: int = 1,
+        n_pairs: int = 400,
+        random_state: int = 0,
+    ):
         self.kind = kind
         self.n_features = n_features
         self.unit = unit

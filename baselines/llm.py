@@ -79,9 +79,17 @@ class PromptedLLM(Verifier):
 
     requires_fit = False
 
-    def __init__(self, backend=None, prompt: str = "general", explain: bool = False,
-                 structured: bool = True, max_tokens: int | None = None,
-                 both_orders: bool = False, temperature: float = 0.0, seed: int = 0):
+    def __init__(
+        self,
+        backend=None,
+        prompt: str = "general",
+        explain: bool = False,
+        structured: bool = True,
+        max_tokens: int | None = None,
+        both_orders: bool = False,
+        temperature: float = 0.0,
+        seed: int = 0,
+    ):
         self.backend = backend
         self.prompt = prompt
         self.explain = explain
@@ -93,8 +101,9 @@ class PromptedLLM(Verifier):
 
     def _fit_impl(self, X, y) -> None:
         if self.prompt not in FAMILIES:
-            raise ValueError(f"unknown prompt family {self.prompt!r}; choose from "
-                             f"{sorted(FAMILIES)}")
+            raise ValueError(
+                f"unknown prompt family {self.prompt!r}; choose from {sorted(FAMILIES)}"
+            )
         self.backend_ = self.backend if self.backend is not None else default_backend()
         self.answers_ = []
         self._answered_any = False
@@ -107,15 +116,24 @@ class PromptedLLM(Verifier):
         return base + (_EXPLAIN_TOKENS if self.explain else 0)
 
     def _ask(self, task: str, prompts: list, n_candidates: list[int], parse) -> list[Parsed]:
-        requests = [{"messages": p.messages, "json_schema": p.schema if self.structured else None,
-                     "max_tokens": self._budget(task, n), "temperature": self.temperature,
-                     "seed": self.seed} for p, n in zip(prompts, n_candidates, strict=True)]
+        requests = [
+            {
+                "messages": p.messages,
+                "json_schema": p.schema if self.structured else None,
+                "max_tokens": self._budget(task, n),
+                "temperature": self.temperature,
+                "seed": self.seed,
+            }
+            for p, n in zip(prompts, n_candidates, strict=True)
+        ]
         done = self.backend_.chat_many(requests)
         if done and not self._answered_any and all(c.status == ERROR for c in done):
             # a dead or refusing server: fail the cell instead of recording every one of its
             # questions as an abstention (each after its retries)
-            raise BackendError(f"every model call failed ({len(done)} of {len(done)}, none "
-                               f"answered before): {done[0].error}")
+            raise BackendError(
+                f"every model call failed ({len(done)} of {len(done)}, none "
+                f"answered before): {done[0].error}"
+            )
         self._answered_any = self._answered_any or any(c.answered for c in done)
         out = []
         for comp, n in zip(done, n_candidates, strict=True):
@@ -123,12 +141,22 @@ class PromptedLLM(Verifier):
                 parsed = parse(comp.text, n)
             else:
                 parsed = Parsed(None, comp.status, comp.error)
-            self.answers_.append({
-                "task": task, "prompt": self.prompt, "n_candidates": n,
-                "status": parsed.status, "answer": parsed.value, "raw": comp.text,
-                "finish_reason": comp.finish_reason, "prompt_tokens": comp.prompt_tokens,
-                "completion_tokens": comp.completion_tokens, "seconds": comp.seconds,
-                "cached": comp.cached, "reason": parsed.reason})
+            self.answers_.append(
+                {
+                    "task": task,
+                    "prompt": self.prompt,
+                    "n_candidates": n,
+                    "status": parsed.status,
+                    "answer": parsed.value,
+                    "raw": comp.text,
+                    "finish_reason": comp.finish_reason,
+                    "prompt_tokens": comp.prompt_tokens,
+                    "completion_tokens": comp.completion_tokens,
+                    "seconds": comp.seconds,
+                    "cached": comp.cached,
+                    "reason": parsed.reason,
+                }
+            )
             out.append(parsed)
         return out
 
@@ -145,10 +173,13 @@ class PromptedLLM(Verifier):
         return scores
 
     def _verdicts(self, texts_a, texts_b) -> np.ndarray:
-        prompts = [verify_prompt(a, b, self.prompt, self.explain)
-                   for a, b in zip(texts_a, texts_b, strict=True)]
-        parsed = self._ask("verify", prompts, [2] * len(prompts),
-                           lambda text, n: parse_verdict(text))
+        prompts = [
+            verify_prompt(a, b, self.prompt, self.explain)
+            for a, b in zip(texts_a, texts_b, strict=True)
+        ]
+        parsed = self._ask(
+            "verify", prompts, [2] * len(prompts), lambda text, n: parse_verdict(text)
+        )
         return np.array([NO_ANSWER if not p.ok else float(p.value) for p in parsed])
 
     def _rank_many_impl(self, queries, candidate_lists):
@@ -165,11 +196,16 @@ class PromptedLLM(Verifier):
     def _ranking(self, query, candidates) -> np.ndarray:
         n = len(candidates)
         if n == 2:
-            (p,) = self._ask("choose", [choose_prompt(query, *candidates, self.prompt,
-                                                      self.explain)], [2], parse_choice)
+            (p,) = self._ask(
+                "choose",
+                [choose_prompt(query, *candidates, self.prompt, self.explain)],
+                [2],
+                parse_choice,
+            )
             return ranking_scores([p.value, 1 - p.value] if p.ok else None, 2)
-        (p,) = self._ask("rank", [rank_prompt(query, candidates, self.prompt, self.explain)],
-                         [n], parse_ranking)
+        (p,) = self._ask(
+            "rank", [rank_prompt(query, candidates, self.prompt, self.explain)], [n], parse_ranking
+        )
         return ranking_scores(p.value if p.ok else None, n)
 
 
@@ -198,8 +234,13 @@ class LikelihoodVerifier(Verifier):
     (training features, shape (n_pairs, 2)).
     """
 
-    def __init__(self, backend=None, max_text_tokens: int = 256, n_train_pairs: int = 200,
-                 random_state: int = 0):
+    def __init__(
+        self,
+        backend=None,
+        max_text_tokens: int = 256,
+        n_train_pairs: int = 200,
+        random_state: int = 0,
+    ):
         self.backend = backend
         self.max_text_tokens = max_text_tokens
         self.n_train_pairs = n_train_pairs
@@ -224,15 +265,21 @@ class LikelihoodVerifier(Verifier):
             alone[first], h = backend.nll_after(first, seconds, self.max_text_tokens)
             after.update({(first, s): float(v) for s, v in zip(seconds, h, strict=True)})
             advance("likelihood prefixes", done, len(followers))
-        return np.array([(alone[b] - after[a, b], alone[a] - after[b, a])
-                         for a, b in zip(texts_a, texts_b, strict=True)]).reshape(-1, 2)
+        return np.array(
+            [
+                (alone[b] - after[a, b], alone[a] - after[b, a])
+                for a, b in zip(texts_a, texts_b, strict=True)
+            ]
+        ).reshape(-1, 2)
 
     def _resolve_backend(self):
         backend = self.backend if self.backend is not None else default_backend()
         if not getattr(backend, "scores_likelihoods", False):
-            raise TypeError(f"{type(backend).__name__} cannot score token likelihoods; "
-                            f"use stylo.llm.LlamaCpp, or OpenAICompatible on a server that "
-                            f"returns prompt log-probabilities")
+            raise TypeError(
+                f"{type(backend).__name__} cannot score token likelihoods; "
+                f"use stylo.llm.LlamaCpp, or OpenAICompatible on a server that "
+                f"returns prompt log-probabilities"
+            )
         return backend
 
     @staticmethod

@@ -35,13 +35,26 @@ __all__ = ["CharNgramCosine", "NaiveDistance"]
 _BATCH = 4096
 
 
-def _char_tfidf(ngram_range: tuple[int, int], max_features: int | None, n_jobs: int | None,
-                lowercase: bool = True, sublinear_tf: bool = False) -> CharNgrams:
+def _char_tfidf(
+    ngram_range: tuple[int, int],
+    max_features: int | None,
+    n_jobs: int | None,
+    lowercase: bool = True,
+    sublinear_tf: bool = False,
+) -> CharNgrams:
     """The TF-IDF extractor of pan-code's cngdist (scikit-learn's TfidfVectorizer defaults)
     with its n-gram range, case folding and tf damping as options."""
-    return CharNgrams(tuple(ngram_range), analyzer="char", lowercase=lowercase,
-                      max_features=max_features, use_idf=True, smooth_idf=True, norm="l2",
-                      sublinear_tf=sublinear_tf, n_jobs=n_jobs)
+    return CharNgrams(
+        tuple(ngram_range),
+        analyzer="char",
+        lowercase=lowercase,
+        max_features=max_features,
+        use_idf=True,
+        smooth_idf=True,
+        norm="l2",
+        sublinear_tf=sublinear_tf,
+        n_jobs=n_jobs,
+    )
 
 
 class CharNgramCosine(Verifier):
@@ -53,9 +66,15 @@ class CharNgramCosine(Verifier):
     ``lowercase`` and ``sublinear_tf`` (1 + log tf) are TfidfVectorizer's options.
     """
 
-    def __init__(self, ngram_size: int = 4, max_features: int | None = 3000,
-                 n_jobs: int | None = None, min_n: int | None = None, lowercase: bool = True,
-                 sublinear_tf: bool = False):
+    def __init__(
+        self,
+        ngram_size: int = 4,
+        max_features: int | None = 3000,
+        n_jobs: int | None = None,
+        min_n: int | None = None,
+        lowercase: bool = True,
+        sublinear_tf: bool = False,
+    ):
         self.ngram_size = ngram_size
         self.max_features = max_features
         self.n_jobs = n_jobs
@@ -74,23 +93,36 @@ class CharNgramCosine(Verifier):
             texts = [t for pair in zip(pairs.texts_a(), pairs.texts_b()) for t in pair]
         else:
             texts = X.texts
-        self.vectorizer_ = _char_tfidf((min_n, self.ngram_size), self.max_features, self.n_jobs,
-                                       self.lowercase, self.sublinear_tf).fit(texts)
+        self.vectorizer_ = _char_tfidf(
+            (min_n, self.ngram_size),
+            self.max_features,
+            self.n_jobs,
+            self.lowercase,
+            self.sublinear_tf,
+        ).fit(texts)
 
     def _score_impl(self, texts_a, texts_b):
         x, rows_a, rows_b = distinct_rows(self.vectorizer_.transform, texts_a, texts_b)
         # pairs in batches: attribution puts each long joined known text in thousands of pairs,
         # whose rows, all at once, would be gigabytes with a large vocabulary
-        sims = np.concatenate([paired_cosine(x[rows_a[at:at + _BATCH]], x[rows_b[at:at + _BATCH]],
-                                             n_jobs=self.n_jobs)
-                               for at in range(0, len(texts_a), _BATCH)])
+        sims = np.concatenate(
+            [
+                paired_cosine(
+                    x[rows_a[at : at + _BATCH]], x[rows_b[at : at + _BATCH]], n_jobs=self.n_jobs
+                )
+                for at in range(0, len(texts_a), _BATCH)
+            ]
+        )
         # a text without any vocabulary n-gram has no direction: no answer, not "dissimilar"
         empty = x.getnnz(axis=1) == 0
         bad = empty[rows_a] | empty[rows_b]
         sims[bad] = np.nan
         if bad.any():
-            warnings.warn(f"{type(self).__name__}: {int(bad.sum())} pair(s) with a text that "
-                          f"has no vocabulary n-gram scored 0.5 (no answer)", stacklevel=3)
+            warnings.warn(
+                f"{type(self).__name__}: {int(bad.sum())} pair(s) with a text that "
+                f"has no vocabulary n-gram scored 0.5 (no answer)",
+                stacklevel=3,
+            )
         return sims
 
     def _cross_impl(self, texts_a, texts_b):
@@ -114,9 +146,15 @@ class NaiveDistance(CalibratedVerifier):
     n_pairs, random_state : training pairs drawn when fitted on a Corpus.
     """
 
-    def __init__(self, ngram_size: int = 4, max_features: int | None = 3000,
-                 objective: str = "pan20-baseline", n_jobs: int | None = None,
-                 n_pairs: int = 200, random_state: int = 0):
+    def __init__(
+        self,
+        ngram_size: int = 4,
+        max_features: int | None = 3000,
+        objective: str = "pan20-baseline",
+        n_jobs: int | None = None,
+        n_pairs: int = 200,
+        random_state: int = 0,
+    ):
         self.ngram_size = ngram_size
         self.max_features = max_features
         self.objective = objective

@@ -63,8 +63,9 @@ def snorm_reference(score: float, known_pool: list[float], unknown_pool: list[fl
     """The s-norm of one raw score given each side's scores with the pool, as the formula in
     the module docstring reads (the vectorised kernel must agree with it)."""
     k, u = np.asarray(known_pool, dtype=float), np.asarray(unknown_pool, dtype=float)
-    return float((score - k.mean()) / max(k.std(), _MIN_STD)
-                 + (score - u.mean()) / max(u.std(), _MIN_STD))
+    return float(
+        (score - k.mean()) / max(k.std(), _MIN_STD) + (score - u.mean()) / max(u.std(), _MIN_STD)
+    )
 
 
 class BackgroundNormalized(VerifierWrapper):
@@ -84,8 +85,15 @@ class BackgroundNormalized(VerifierWrapper):
 
     requires_fit = True
 
-    def __init__(self, verifier: Verifier, n_background: int = 100, grey_zone: bool = True,
-                 objective: str = "pan21", n_pairs: int = 200, random_state: int = 0):
+    def __init__(
+        self,
+        verifier: Verifier,
+        n_background: int = 100,
+        grey_zone: bool = True,
+        objective: str = "pan21",
+        n_pairs: int = 200,
+        random_state: int = 0,
+    ):
         self.verifier = verifier
         self.n_background = n_background
         self.grey_zone = grey_zone
@@ -100,15 +108,19 @@ class BackgroundNormalized(VerifierWrapper):
         super()._fit_impl(X, y)
         self.background_ = background_pool(X, int(self.n_background), self.random_state)
         if len(self.background_) < 3:
-            raise ValueError(f"{type(self).__name__} needs at least 3 distinct training texts "
-                             f"for its background pool, got {len(self.background_)}")
+            raise ValueError(
+                f"{type(self).__name__} needs at least 3 distinct training texts "
+                f"for its background pool, got {len(self.background_)}"
+            )
         raw = self.verifier_.score_problems(pairs)
         z = self.normalise(raw, pairs.known, pairs.unknown)
-        self.calibrator_ = ScoreCalibrator(platt=True, grey_zone=self.grey_zone,
-                                           objective=self.objective).fit(z, pairs.labels)
+        self.calibrator_ = ScoreCalibrator(
+            platt=True, grey_zone=self.grey_zone, objective=self.objective
+        ).fit(z, pairs.labels)
 
-    def normalise(self, scores: np.ndarray, known: list[list[str]], unknown: list[str]
-                  ) -> np.ndarray:
+    def normalise(
+        self, scores: np.ndarray, known: list[list[str]], unknown: list[str]
+    ) -> np.ndarray:
         """s-norm ``z`` of raw inner scores of (known[i], unknown[i]) (see the module
         docstring). Each distinct known list (its texts joined, as the default problem kernel
         scores it) and each distinct unknown text is scored against the pool once, by the

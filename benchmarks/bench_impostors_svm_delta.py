@@ -33,8 +33,13 @@ from stylo.metrics.pan import evaluate_all
 
 def verification_row(name: str, y: np.ndarray, scores: np.ndarray, seconds: float) -> dict:
     m = evaluate_all(y, scores, version="pan21")
-    return {"data": name, "problems": len(y), **{k: round(v, 3) for k, v in m.items()},
-            "auc_x_c@1": round(m["auc"] * m["c@1"], 3), "seconds": round(seconds, 1)}
+    return {
+        "data": name,
+        "problems": len(y),
+        **{k: round(v, 3) for k, v in m.items()},
+        "auc_x_c@1": round(m["auc"] * m["c@1"], 3),
+        "seconds": round(seconds, 1),
+    }
 
 
 def _warm_up() -> None:
@@ -42,10 +47,12 @@ def _warm_up() -> None:
     from baselines.impostors import GeneralImpostors
     from stylo.corpus import Corpus
 
-    corpus = Corpus.from_lists(["one text here", "another text", "a third text", "and more"],
-                               ["a", "a", "b", "b"])
-    GeneralImpostors(n_iter=2, n_candidates=1, n_impostors=1, shift=False).fit(corpus) \
-        .score_pairs(["one text"], ["another"])
+    corpus = Corpus.from_lists(
+        ["one text here", "another text", "a third text", "and more"], ["a", "a", "b", "b"]
+    )
+    GeneralImpostors(n_iter=2, n_candidates=1, n_impostors=1, shift=False).fit(corpus).score_pairs(
+        ["one text"], ["another"]
+    )
 
 
 def general_impostors() -> pd.DataFrame:
@@ -56,8 +63,11 @@ def general_impostors() -> pd.DataFrame:
     t = time.perf_counter()
     gi = GeneralImpostors().fit(load("pan15_av_en", split="train"))
     test = load("pan15_av_en", split="test")
-    rows.append(verification_row("pan15_av_en", test.labels, gi.score_problems(test),
-                                 time.perf_counter() - t))
+    rows.append(
+        verification_row(
+            "pan15_av_en", test.labels, gi.score_problems(test), time.perf_counter() - t
+        )
+    )
     pan14 = load("pan14_av")
     start, cpu = time.perf_counter(), time.process_time()
     for corpus in sorted(pan14.frame["corpus"].unique()):
@@ -66,12 +76,15 @@ def general_impostors() -> pd.DataFrame:
         train = pan14.subset(in_corpus & (pan14.frame["split"] == "train"))
         test = pan14.subset(in_corpus & (pan14.frame["split"] == "test"))
         scores = GeneralImpostors().fit(train).score_problems(test)
-        rows.append(verification_row(f"pan14/{corpus}", test.labels, scores,
-                                     time.perf_counter() - t))
-    print(f"PAN14, all six corpora (train + test, {int((pan14.frame['split'] == 'train').sum())}"
-          f" + {int((pan14.frame['split'] == 'test').sum())} problems): "
-          f"{time.perf_counter() - start:.1f} s wall, {time.process_time() - cpu:.1f} s CPU "
-          f"(all threads), 1-min load average at the end: {os.getloadavg()[0]:.1f}")
+        rows.append(
+            verification_row(f"pan14/{corpus}", test.labels, scores, time.perf_counter() - t)
+        )
+    print(
+        f"PAN14, all six corpora (train + test, {int((pan14.frame['split'] == 'train').sum())}"
+        f" + {int((pan14.frame['split'] == 'test').sum())} problems): "
+        f"{time.perf_counter() - start:.1f} s wall, {time.process_time() - cpu:.1f} s CPU "
+        f"(all threads), 1-min load average at the end: {os.getloadavg()[0]:.1f}"
+    )
     return pd.DataFrame(rows)
 
 
@@ -80,8 +93,13 @@ def _cdaa_problems(name: str, split: str | None):
     frame = load(name, split=split).frame if split else load(name).frame
     for problem, g in frame.groupby("problem", sort=True):
         known, unknown = g[g["role"] == "known"], g[g["role"] == "unknown"]
-        yield (problem, known["text"].tolist(), known["author"].to_numpy(),
-               unknown["text"].tolist(), unknown["author"].tolist())
+        yield (
+            problem,
+            known["text"].tolist(),
+            known["author"].to_numpy(),
+            unknown["text"].tolist(),
+            unknown["author"].tolist(),
+        )
 
 
 def svm() -> pd.DataFrame:
@@ -92,32 +110,63 @@ def svm() -> pd.DataFrame:
     t = time.perf_counter()
     for problem, k_texts, k_auth, u_texts, u_auth in _cdaa_problems("pan18_cdaa", "test"):
         pred = SVMAttributor().fit(k_texts, k_auth).predict(u_texts)
-        rows.append({"data": "pan18_cdaa:test", "problem": problem, "rule": "closed",
-                     **attribution_scores(u_auth, list(pred))})
+        rows.append(
+            {
+                "data": "pan18_cdaa:test",
+                "problem": problem,
+                "rule": "closed",
+                **attribution_scores(u_auth, list(pred)),
+            }
+        )
     print(f"PAN18 test: {time.perf_counter() - t:.1f} s")
     t = time.perf_counter()
     fitted = []
     for problem, k_texts, k_auth, u_texts, u_auth in _cdaa_problems("pan19_cdaa", None):
         clf = SVMAttributor().fit(k_texts, k_auth)
-        fitted.append((problem, clf.decision_function(u_texts), clf.classes_,
-                       np.asarray(u_auth, dtype=object)))
+        fitted.append(
+            (
+                problem,
+                clf.decision_function(u_texts),
+                clf.classes_,
+                np.asarray(u_auth, dtype=object),
+            )
+        )
     for i, (problem, scores, classes, y_true) in enumerate(fitted):
         closed = classes[scores.argmax(axis=1)].astype(object)
-        rows.append({"data": "pan19_cdaa", "problem": problem, "rule": "no rejection",
-                     **attribution_scores(list(y_true), list(closed), unknown_label="<UNK>")})
+        rows.append(
+            {
+                "data": "pan19_cdaa",
+                "problem": problem,
+                "rule": "no rejection",
+                **attribution_scores(list(y_true), list(closed), unknown_label="<UNK>"),
+            }
+        )
         # the rejection margin of problem i is fitted on the other 19 problems only
         margin = fit_reject_margin([f[1:] for j, f in enumerate(fitted) if j != i])
         open_pred = closed.copy()
         open_pred[top2_margin(scores) < margin] = "<UNK>"
-        rows.append({"data": "pan19_cdaa", "problem": problem, "rule": "<UNK> LOPO margin",
-                     "margin": margin,
-                     **attribution_scores(list(y_true), list(open_pred), unknown_label="<UNK>")})
+        rows.append(
+            {
+                "data": "pan19_cdaa",
+                "problem": problem,
+                "rule": "<UNK> LOPO margin",
+                "margin": margin,
+                **attribution_scores(list(y_true), list(open_pred), unknown_label="<UNK>"),
+            }
+        )
     print(f"PAN19: {time.perf_counter() - t:.1f} s")
     per_problem = pd.DataFrame(rows)
-    return (per_problem.groupby(["data", "rule"])
-            .agg(problems=("problem", "size"), macro_f1=("macro_f1", "mean"),
-                 accuracy=("accuracy", "mean"), mean_margin=("margin", "mean"))
-            .round(3).reset_index())
+    return (
+        per_problem.groupby(["data", "rule"])
+        .agg(
+            problems=("problem", "size"),
+            macro_f1=("macro_f1", "mean"),
+            accuracy=("accuracy", "mean"),
+            mean_margin=("margin", "mean"),
+        )
+        .round(3)
+        .reset_index()
+    )
 
 
 def gi_kernel(n_problems: int = 10) -> pd.DataFrame:
@@ -143,10 +192,13 @@ def gi_kernel(n_problems: int = 10) -> pd.DataFrame:
     picks = np.stack([rng.choice(k, m, replace=False) for _ in range(n_iter)])
     q = np.arange(n_problems, dtype=np.int64) + n
     t = np.arange(n_problems, dtype=np.int64)
-    cand = np.stack([rng.choice(np.setdiff1d(np.arange(2 * n), [i, i + n]), k, replace=False)
-                     for i in range(n_problems)]).astype(np.int64)
-    csr = (rows.indptr.astype(np.int64), rows.indices.astype(np.int64), rows.data,
-           rows.shape[1])
+    cand = np.stack(
+        [
+            rng.choice(np.setdiff1d(np.arange(2 * n), [i, i + n]), k, replace=False)
+            for i in range(n_problems)
+        ]
+    ).astype(np.int64)
+    csr = (rows.indptr.astype(np.int64), rows.indices.astype(np.int64), rows.data, rows.shape[1])
     sums = gi_module._masked_sums(csr[0], csr[1], csr[2], mask_t)
     # float32, as GeneralImpostors passes it
     mask = np.ascontiguousarray(mask_t.T, dtype=np.float32)
@@ -155,17 +207,26 @@ def gi_kernel(n_problems: int = 10) -> pd.DataFrame:
         fast = getattr(gi_module, f"_impostor_{kernel}")
         fast(*csr, q[:1], t[:1], cand[:1], mask, picks, sums)  # compile
         timings = {}
-        for name, fn in (("numba", fast),
-                         ("reference", getattr(gi_module, f"_impostor_{kernel}_reference"))):
+        for name, fn in (
+            ("numba", fast),
+            ("reference", getattr(gi_module, f"_impostor_{kernel}_reference")),
+        ):
             start = time.perf_counter()
             out = fn(*csr, q, t, cand, mask, picks, sums)
             timings[name] = (time.perf_counter() - start, out)
-        table.append({"kernel": kernel, "problems": n_problems, "k": k, "m": m,
-                      "iterations": n_iter, "numba_s": round(timings["numba"][0], 4),
-                      "reference_s": round(timings["reference"][0], 2),
-                      "speedup": round(timings["reference"][0] / timings["numba"][0], 1),
-                      "identical": bool(np.array_equal(timings["numba"][1],
-                                                       timings["reference"][1]))})
+        table.append(
+            {
+                "kernel": kernel,
+                "problems": n_problems,
+                "k": k,
+                "m": m,
+                "iterations": n_iter,
+                "numba_s": round(timings["numba"][0], 4),
+                "reference_s": round(timings["reference"][0], 2),
+                "speedup": round(timings["reference"][0] / timings["numba"][0], 1),
+                "identical": bool(np.array_equal(timings["numba"][1], timings["reference"][1])),
+            }
+        )
     return pd.DataFrame(table)
 
 
@@ -197,11 +258,19 @@ def svm_closed(seed: int = 0) -> pd.DataFrame:
         train = keep & ~test
         clf = SVMAttributor().fit(list(texts[train]), labels[train])
         pred = clf.predict(list(texts[test]))
-        rows.append({"data": name, "authors": len(authors), "train": int(train.sum()),
-                     "test": int(test.sum()),
-                     **{k: round(v, 3) for k, v in
-                        attribution_scores(list(labels[test]), list(pred)).items()},
-                     "seconds": round(time.perf_counter() - t, 1)})
+        rows.append(
+            {
+                "data": name,
+                "authors": len(authors),
+                "train": int(train.sum()),
+                "test": int(test.sum()),
+                **{
+                    k: round(v, 3)
+                    for k, v in attribution_scores(list(labels[test]), list(pred)).items()
+                },
+                "seconds": round(time.perf_counter() - t, 1),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -209,17 +278,20 @@ def federalist() -> pd.DataFrame:
     from experiments.federalist import attribute_disputed
 
     table = attribute_disputed()
-    return (table.groupby("delta")["predicted"].value_counts().unstack(fill_value=0)
-            .reset_index())
+    return table.groupby("delta")["predicted"].value_counts().unstack(fill_value=0).reset_index()
 
 
 def main(argv: list[str]) -> int:
     what = argv or ["gi", "svm", "svm-closed", "federalist"]
     pd.set_option("display.width", 200)
     for name in what:
-        runs = {"gi": general_impostors, "gi-kernel": gi_kernel, "svm": svm,
-                "svm-closed": svm_closed,
-                "federalist": federalist}
+        runs = {
+            "gi": general_impostors,
+            "gi-kernel": gi_kernel,
+            "svm": svm,
+            "svm-closed": svm_closed,
+            "federalist": federalist,
+        }
         if name in runs:
             table = runs[name]()
             print(table.to_string(index=False))

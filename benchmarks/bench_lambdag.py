@@ -44,14 +44,28 @@ from stylo.metrics.pan import evaluate_all  # noqa: E402
 
 PAN14 = tuple(d for d in DATASETS if d.startswith("pan14"))
 #: what the study compares, each against the registered defaults
-STUDY = ({"order": 5}, {"order": 10}, {"n_references": 10}, {"n_references": 100},
-         {"distortion": "dv_ma"}, {"n_words": 300}, {"discount": 0.1}, {"discount": 0.75},
-         {"eps": 0.01}, {"eps": 0.3})
-_REFERENCE_ROW = re.compile(r"^\| (?P<dataset>\S+) \| pan_verification \| - \| auc\*c@1 \| "
-                            r"(?P<label>[^|]+?) \| (?P<value>[0-9.]+) \|")
-_LABELS = {"PAN14 best on this corpus": "winner", "PAN15 winner (Bagnall)": "winner",
-           "stylo: impostors [test=test, train=train]": "impostors",
-           "stylo: naive [test=test, train=train]": "naive"}
+STUDY = (
+    {"order": 5},
+    {"order": 10},
+    {"n_references": 10},
+    {"n_references": 100},
+    {"distortion": "dv_ma"},
+    {"n_words": 300},
+    {"discount": 0.1},
+    {"discount": 0.75},
+    {"eps": 0.01},
+    {"eps": 0.3},
+)
+_REFERENCE_ROW = re.compile(
+    r"^\| (?P<dataset>\S+) \| pan_verification \| - \| auc\*c@1 \| "
+    r"(?P<label>[^|]+?) \| (?P<value>[0-9.]+) \|"
+)
+_LABELS = {
+    "PAN14 best on this corpus": "winner",
+    "PAN15 winner (Bagnall)": "winner",
+    "stylo: impostors [test=test, train=train]": "impostors",
+    "stylo: naive [test=test, train=train]": "naive",
+}
 
 
 def reference_figures(path: Path = ROOT / "results" / "REFERENCE.md") -> pd.DataFrame:
@@ -72,8 +86,14 @@ def run(dataset: str, seed: int) -> dict:
     scores = est.score_problems(test)
     seconds = time.perf_counter() - t0
     m = evaluate_all(test.labels, scores, version="pan21")
-    return {"dataset": dataset, "seconds": seconds, "auc": m["auc"], "c@1": m["c@1"],
-            "auc_x_c@1": m["auc"] * m["c@1"], "overall": m["overall"]}
+    return {
+        "dataset": dataset,
+        "seconds": seconds,
+        "auc": m["auc"],
+        "c@1": m["c@1"],
+        "auc_x_c@1": m["auc"] * m["c@1"],
+        "overall": m["overall"],
+    }
 
 
 def competitor(path: Path, dataset: str, seed: int) -> dict:
@@ -89,24 +109,38 @@ def competitor(path: Path, dataset: str, seed: int) -> dict:
         return ["\n".join(" ".join(s) for s in sentences) for sentences in distort(items)]
 
     def problems(pairs):
-        return [(k, f"known-{pid}", u, f"unknown-{pid}") for pid, k, u in
-                zip(pairs.ids, prepared(pairs.known_joined), prepared(pairs.unknown))]
+        return [
+            (k, f"known-{pid}", u, f"unknown-{pid}")
+            for pid, k, u in zip(pairs.ids, prepared(pairs.known_joined), prepared(pairs.unknown))
+        ]
 
     # the reference pool is the training texts, each under its problem's author names, so
     # that the package's exclusion of a problem's own authors keeps its texts out
     pool = {}
     for known, author, unknown, other in problems(train):
         pool[author], pool[other] = [known], [unknown]
-    method = LambdaGMethod(basis="tokens", order=ours.order, smoothing="kneser_ney",
-                           lowercasing=False, sentenize=True, num_references=ours.n_references,
-                           random_seed=seed)
+    method = LambdaGMethod(
+        basis="tokens",
+        order=ours.order,
+        smoothing="kneser_ney",
+        lowercasing=False,
+        sentenize=True,
+        num_references=ours.n_references,
+        random_seed=seed,
+    )
     t0 = time.perf_counter()
     method.fit(problems(train), pool, train.labels.astype(int))
     probs = method.predict_proba(problems(test), pool)
     seconds = time.perf_counter() - t0
     m = evaluate_all(test.labels, probs[:, 1], version="pan21")
-    return {"dataset": dataset, "seconds": seconds, "auc": m["auc"], "c@1": m["c@1"],
-            "auc_x_c@1": m["auc"] * m["c@1"], "overall": m["overall"]}
+    return {
+        "dataset": dataset,
+        "seconds": seconds,
+        "auc": m["auc"],
+        "c@1": m["c@1"],
+        "auc_x_c@1": m["auc"] * m["c@1"],
+        "overall": m["overall"],
+    }
 
 
 def study(datasets: list[str], seed: int) -> pd.DataFrame:
@@ -121,8 +155,10 @@ def study(datasets: list[str], seed: int) -> pd.DataFrame:
         row["mean"] = float(np.mean([row[d.split("/")[-1]] for d in datasets]))
         row["seconds"] = time.perf_counter() - t0
         rows.append(row)
-        print(pd.DataFrame(rows[-1:]).round(3).to_string(index=False, header=len(rows) == 1),
-              flush=True)
+        print(
+            pd.DataFrame(rows[-1:]).round(3).to_string(index=False, header=len(rows) == 1),
+            flush=True,
+        )
     return pd.DataFrame(rows)
 
 
@@ -141,13 +177,18 @@ def main(argv=None) -> int:
         t0 = time.perf_counter()
         warm = load(PAN14[0], split="train").subset(np.arange(8))
         make("lambdag", args.seed).set_params(n_references=2).fit(warm).score_problems(warm)
-        print(f"Numba warm-up (compile, or load from cache): {time.perf_counter() - t0:.2f} s, "
-              f"not counted below", flush=True)
+        print(
+            f"Numba warm-up (compile, or load from cache): {time.perf_counter() - t0:.2f} s, "
+            f"not counted below",
+            flush=True,
+        )
         rows = []
         for dataset in args.datasets:
             rows.append(run(dataset, args.seed))
-            print(pd.DataFrame(rows[-1:]).round(3).to_string(index=False, header=len(rows) == 1),
-                  flush=True)
+            print(
+                pd.DataFrame(rows[-1:]).round(3).to_string(index=False, header=len(rows) == 1),
+                flush=True,
+            )
         table = pd.DataFrame(rows).join(reference_figures(), on="dataset")
         print("\n" + table.round(3).to_string(index=False))
         pan14 = table[table.dataset.isin(PAN14)]
@@ -156,10 +197,12 @@ def main(argv=None) -> int:
             theirs = competitor(args.competitor_path, args.competitor_dataset, args.seed)
             ours = table[table.dataset == args.competitor_dataset]
             mine = ours.iloc[0] if len(ours) else run(args.competitor_dataset, args.seed)
-            print(f"\nauthors' package on {args.competitor_dataset}: "
-                  f"{theirs['seconds']:.1f} s, AUC {theirs['auc']:.3f}, AUC x c@1 "
-                  f"{theirs['auc_x_c@1']:.3f}; ours {mine['seconds']:.1f} s, AUC "
-                  f"{mine['auc']:.3f}: {theirs['seconds'] / mine['seconds']:.0f}x faster")
+            print(
+                f"\nauthors' package on {args.competitor_dataset}: "
+                f"{theirs['seconds']:.1f} s, AUC {theirs['auc']:.3f}, AUC x c@1 "
+                f"{theirs['auc_x_c@1']:.3f}; ours {mine['seconds']:.1f} s, AUC "
+                f"{mine['auc']:.3f}: {theirs['seconds'] / mine['seconds']:.0f}x faster"
+            )
     if args.csv:
         table.to_csv(args.csv, index=False)
     return 0

@@ -54,8 +54,11 @@ def child(args) -> None:
     seconds = time.perf_counter() - t0
     peak = rss_kb("VmHWM") - base
     sp.save_npz(args.out + ".npz", sp.csr_matrix(X), compressed=False)
-    np.save(args.out + ".names.npy", np.asarray(vec.get_feature_names_out(), dtype=object),
-            allow_pickle=True)
+    np.save(
+        args.out + ".names.npy",
+        np.asarray(vec.get_feature_names_out(), dtype=object),
+        allow_pickle=True,
+    )
     with open(args.out + ".json", "w") as fh:
         json.dump({"seconds": seconds, "peak_mb": peak / 1024, "nnz": int(X.nnz)}, fh)
 
@@ -78,9 +81,26 @@ def run(doc: str, tmp: Path, config: str, engine: str, n_jobs: int):
     with open(path, "wb") as fh:
         pickle.dump(doc, fh)
     out = str(tmp / "out")
-    subprocess.run([sys.executable, "-m", "benchmarks.bench_long_document", "--child",
-                    "--config", config, "--engine", engine, "--n-jobs", str(n_jobs), "--text",
-                    str(path), "--out", out], check=True, cwd=ROOT)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.bench_long_document",
+            "--child",
+            "--config",
+            config,
+            "--engine",
+            engine,
+            "--n-jobs",
+            str(n_jobs),
+            "--text",
+            str(path),
+            "--out",
+            out,
+        ],
+        check=True,
+        cwd=ROOT,
+    )
     with open(out + ".json") as fh:
         row = json.load(fh)
     X = sp.load_npz(out + ".npz")
@@ -93,8 +113,12 @@ def run(doc: str, tmp: Path, config: str, engine: str, n_jobs: int):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--mb", type=float, default=50.0, help="size of the long document (MB)")
-    p.add_argument("--cv-mb", type=float, default=5.0,
-                   help="size of the document CountVectorizer also counts (MB)")
+    p.add_argument(
+        "--cv-mb",
+        type=float,
+        default=5.0,
+        help="size of the document CountVectorizer also counts (MB)",
+    )
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--config", help=argparse.SUPPRESS)
     p.add_argument("--engine", help=argparse.SUPPRESS)
@@ -108,36 +132,55 @@ def main():
 
     texts = load("blog").texts
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
-    head = (f"{'features':9} {'document':>8} {'engine':18} {'equal':>5} {'seconds':>8} "
-            f"{'peak MB':>8} {'peak/text':>9} {'vs CV':>6}")
+    head = (
+        f"{'features':9} {'document':>8} {'engine':18} {'equal':>5} {'seconds':>8} "
+        f"{'peak MB':>8} {'peak/text':>9} {'vs CV':>6}"
+    )
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for config in CONFIGS:
             for mb in (args.cv_mb, args.mb):
                 doc = document(texts, mb)
-                runs = ([("sklearn", 1)] if mb == args.cv_mb else []) + [("stylo", 1),
-                                                                          ("stylo", 2)]
+                runs = ([("sklearn", 1)] if mb == args.cv_mb else []) + [("stylo", 1), ("stylo", 2)]
                 ref = None
                 for engine, n_jobs in runs:
                     row, X, names = run(doc, Path(tmp), config, engine, n_jobs)
                     if engine == "sklearn":
                         ref = (X, names)
-                    equal = ("" if ref is None else
-                             str(names == ref[1] and (X != ref[0]).nnz == 0))
-                    rows.append({"config": config, "mb": mb, "engine": engine,
-                                 "n_jobs": n_jobs, "equal": equal, **row})
-                    print(f"  done {config} {mb:g} MB {engine} n_jobs={n_jobs}: "
-                          f"{row['seconds']:.1f} s, {row['peak_mb']:.0f} MB", flush=True)
+                    equal = "" if ref is None else str(names == ref[1] and (X != ref[0]).nnz == 0)
+                    rows.append(
+                        {
+                            "config": config,
+                            "mb": mb,
+                            "engine": engine,
+                            "n_jobs": n_jobs,
+                            "equal": equal,
+                            **row,
+                        }
+                    )
+                    print(
+                        f"  done {config} {mb:g} MB {engine} n_jobs={n_jobs}: "
+                        f"{row['seconds']:.1f} s, {row['peak_mb']:.0f} MB",
+                        flush=True,
+                    )
     print("\nfit_transform of one document (blog posts joined), peak resident memory")
     print(head)
     print("-" * len(head))
     for r in rows:
-        cv = next((x for x in rows if x["config"] == r["config"] and x["mb"] == r["mb"]
-                   and x["engine"] == "sklearn"), None)
+        cv = next(
+            (
+                x
+                for x in rows
+                if x["config"] == r["config"] and x["mb"] == r["mb"] and x["engine"] == "sklearn"
+            ),
+            None,
+        )
         name = "CountVectorizer" if r["engine"] == "sklearn" else f"stylo n_jobs={r['n_jobs']}"
         vs = f"{cv['peak_mb'] / r['peak_mb']:5.1f}x" if cv and r["engine"] == "stylo" else ""
-        print(f"{r['config']:9} {r['mb']:6g} MB {name:18} {r['equal']:>5} {r['seconds']:8.1f} "
-              f"{r['peak_mb']:8.0f} {r['peak_mb'] / r['mb']:8.1f}x {vs:>6}")
+        print(
+            f"{r['config']:9} {r['mb']:6g} MB {name:18} {r['equal']:>5} {r['seconds']:8.1f} "
+            f"{r['peak_mb']:8.0f} {r['peak_mb'] / r['mb']:8.1f}x {vs:>6}"
+        )
     print(f"load average at end {os.getloadavg()[0]:.1f}")
 
 

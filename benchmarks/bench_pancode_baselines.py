@@ -35,7 +35,8 @@ import numpy as np
 import pandas as pd
 
 from baselines.pan_io import write_pan20_format
-from benchmarks.bench_verifiers_pan import PARITY, compare, run as run_stylo
+from benchmarks.bench_verifiers_pan import PARITY, compare
+from benchmarks.bench_verifiers_pan import run as run_stylo
 from benchmarks.pan_datasets import DATASETS, train_test
 from stylo.metrics.pan import evaluate_all
 
@@ -43,8 +44,10 @@ CNGDIST = "clef20/authorship-verification/pan20-verif-baseline.py"
 CNGDIST_EVAL = "clef20/authorship-verification/pan20_verif_evaluator.py"
 COMPRESSOR = "clef22/authorship-verification/pan22-verif-baseline-compressor.py"
 F1_LINE = "    return f1_score(true_y_filtered, pred_y_filtered)"
-F1_PATCH = ("    if not true_y_filtered:\n        return 0.0\n"
-            "    return f1_score(true_y_filtered, pred_y_filtered)")
+F1_PATCH = (
+    "    if not true_y_filtered:\n        return 0.0\n"
+    "    return f1_score(true_y_filtered, pred_y_filtered)"
+)
 
 
 def prepare_code(pancode: Path, code_dir: Path) -> None:
@@ -98,19 +101,66 @@ def main(argv=None) -> int:
         shutil.rmtree(root, ignore_errors=True)
         tr = write_pan20_format(train, root / "train")
         te = write_pan20_format(test, root / "test")
-        t = run([py, str(code / Path(CNGDIST).name), "-input_pairs", str(tr / "pairs.jsonl"),
-                 "-input_truth", str(tr / "truth.jsonl"), "-test_pairs",
-                 str(te / "pairs.jsonl"), "-output", str(root / "out_cngdist")], cwd=root)
-        rows.append({"dataset": name, "method": "pan-code cngdist", "fit_s": np.nan,
-                     "score_s": np.nan, "total_s": t,
-                     **score(root / "out_cngdist" / "answers.jsonl", test)})
-        t_fit = run([py, str(code / Path(COMPRESSOR).name), "--train", "-train_dir", str(tr),
-                     "-model_dir", str(root / "model")], cwd=root)
-        t_test = run([py, str(code / Path(COMPRESSOR).name), "-model_dir", str(root / "model"),
-                      "-test_dir", str(te), "-out_dir", str(root / "out_ppm")], cwd=root)
-        rows.append({"dataset": name, "method": "pan-code compressor", "fit_s": t_fit,
-                     "score_s": t_test, "total_s": t_fit + t_test,
-                     **score(root / "out_ppm" / "answers.jsonl", test)})
+        t = run(
+            [
+                py,
+                str(code / Path(CNGDIST).name),
+                "-input_pairs",
+                str(tr / "pairs.jsonl"),
+                "-input_truth",
+                str(tr / "truth.jsonl"),
+                "-test_pairs",
+                str(te / "pairs.jsonl"),
+                "-output",
+                str(root / "out_cngdist"),
+            ],
+            cwd=root,
+        )
+        rows.append(
+            {
+                "dataset": name,
+                "method": "pan-code cngdist",
+                "fit_s": np.nan,
+                "score_s": np.nan,
+                "total_s": t,
+                **score(root / "out_cngdist" / "answers.jsonl", test),
+            }
+        )
+        t_fit = run(
+            [
+                py,
+                str(code / Path(COMPRESSOR).name),
+                "--train",
+                "-train_dir",
+                str(tr),
+                "-model_dir",
+                str(root / "model"),
+            ],
+            cwd=root,
+        )
+        t_test = run(
+            [
+                py,
+                str(code / Path(COMPRESSOR).name),
+                "-model_dir",
+                str(root / "model"),
+                "-test_dir",
+                str(te),
+                "-out_dir",
+                str(root / "out_ppm"),
+            ],
+            cwd=root,
+        )
+        rows.append(
+            {
+                "dataset": name,
+                "method": "pan-code compressor",
+                "fit_s": t_fit,
+                "score_s": t_test,
+                "total_s": t_fit + t_test,
+                **score(root / "out_ppm" / "answers.jsonl", test),
+            }
+        )
         print(pd.DataFrame(rows[-2:]).round(3).to_string(index=False), flush=True)
         ours = pd.DataFrame([run_stylo(name, m, 0, 1) for m in PARITY.values()])
         print(compare(ours, pd.DataFrame(rows[-2:])).round(4).to_string(index=False), flush=True)

@@ -53,8 +53,15 @@ def run(dataset: str, method: str, seed: int, n_jobs: int) -> dict:
     scores = est.score_problems(test)
     t2 = time.perf_counter()
     m = evaluate_all(test.labels, scores, version="pan21")
-    return {"dataset": dataset, "method": method, "fit_s": t1 - t0, "score_s": t2 - t1,
-            "total_s": t2 - t0, **m, "auc_x_c@1": m["auc"] * m["c@1"]}
+    return {
+        "dataset": dataset,
+        "method": method,
+        "fit_s": t1 - t0,
+        "score_s": t2 - t1,
+        "total_s": t2 - t0,
+        **m,
+        "auc_x_c@1": m["auc"] * m["c@1"],
+    }
 
 
 def compare(ours: pd.DataFrame, theirs: pd.DataFrame) -> pd.DataFrame:
@@ -64,10 +71,19 @@ def compare(ours: pd.DataFrame, theirs: pd.DataFrame) -> pd.DataFrame:
         if mine.empty:
             continue
         mine = mine.iloc[0]
-        rows.append({"dataset": ref.dataset, "pan-code": ref.method, "stylo": mine.method,
-                     "auc_pancode": ref.auc, "auc_stylo": mine.auc,
-                     "auc_diff": mine.auc - ref.auc, "pancode_s": ref.total_s,
-                     "stylo_s": mine.total_s, "speedup": ref.total_s / mine.total_s})
+        rows.append(
+            {
+                "dataset": ref.dataset,
+                "pan-code": ref.method,
+                "stylo": mine.method,
+                "auc_pancode": ref.auc,
+                "auc_stylo": mine.auc,
+                "auc_diff": mine.auc - ref.auc,
+                "pancode_s": ref.total_s,
+                "stylo_s": mine.total_s,
+                "speedup": ref.total_s / mine.total_s,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -84,22 +100,32 @@ def main(argv=None) -> int:
     warm = PairSet.from_lists(["warm up", "a b c"], ["warm it", "x y z"], same=[True, False])
     CompressionVerifier("ppm").fit(warm).score_pairs(["warm"], ["up"])
     paired_cosine(*[CharNgrams((4, 4), use_idf=True, norm="l2").fit_transform(["warm up"])] * 2)
-    print(f"Numba warm-up (compile, or load from cache): {time.perf_counter() - t0:.2f} s, "
-          f"not counted below", flush=True)
+    print(
+        f"Numba warm-up (compile, or load from cache): {time.perf_counter() - t0:.2f} s, "
+        f"not counted below",
+        flush=True,
+    )
     rows = []
     for dataset in args.datasets:
         for method in args.methods:
             rows.append(run(dataset, method, args.seed, args.n_jobs))
-            print(pd.DataFrame(rows[-1:]).round(3).to_string(index=False, header=len(rows) == 1),
-                  flush=True)
+            print(
+                pd.DataFrame(rows[-1:]).round(3).to_string(index=False, header=len(rows) == 1),
+                flush=True,
+            )
             if args.csv:
                 pd.DataFrame(rows).to_csv(args.csv, index=False)
     table = pd.DataFrame(rows)
     if args.pancode_csv:
         theirs = pd.read_csv(args.pancode_csv)
         theirs = theirs[theirs.dataset.isin(args.datasets)]
-        print("\n" + pd.concat([table, theirs]).sort_values(["dataset", "method"])
-              .round(3).to_string(index=False))
+        print(
+            "\n"
+            + pd.concat([table, theirs])
+            .sort_values(["dataset", "method"])
+            .round(3)
+            .to_string(index=False)
+        )
         print("\n" + compare(table, theirs).round(4).to_string(index=False))
     else:
         print("\n" + table.round(3).to_string(index=False))

@@ -46,23 +46,29 @@ pd.set_option("display.width", 160)
 
 def _calls_so_far() -> int:
     from stylo.llm import default_backend
+
     return len(default_backend().calls)
 
 
 def _cost(since: int, seconds: float, n_items: int) -> dict:
     """Cost of the default backend's calls made after the first ``since``."""
     from stylo.llm import default_backend
+
     calls = default_backend().calls_frame().iloc[since:]
     fresh = calls.loc[~calls["cached"].astype(bool)]
-    return {"calls": len(calls), "cached": int(calls["cached"].sum()),
-            "over_window": int((calls["status"] == "over_window").sum()),
-            "prompt_tokens": int(calls["prompt_tokens"].sum()),
-            "completion_tokens": int(calls["completion_tokens"].sum()),
-            "model_s": round(float(fresh["seconds"].sum()), 1),
-            # what the calls cost when they were made (a cached call keeps its first time)
-            "model_s_first_run": round(float(calls["seconds"].sum()), 1),
-            "wall_s": round(seconds, 1), "items": n_items,
-            "wall_s_per_item": round(seconds / max(n_items, 1), 2)}
+    return {
+        "calls": len(calls),
+        "cached": int(calls["cached"].sum()),
+        "over_window": int((calls["status"] == "over_window").sum()),
+        "prompt_tokens": int(calls["prompt_tokens"].sum()),
+        "completion_tokens": int(calls["completion_tokens"].sum()),
+        "model_s": round(float(fresh["seconds"].sum()), 1),
+        # what the calls cost when they were made (a cached call keeps its first time)
+        "model_s_first_run": round(float(calls["seconds"].sum()), 1),
+        "wall_s": round(seconds, 1),
+        "items": n_items,
+        "wall_s_per_item": round(seconds / max(n_items, 1), 2),
+    }
 
 
 def _evaluate(protocol, name: str, task, n_items: int, **params) -> tuple[pd.DataFrame, dict]:
@@ -78,8 +84,7 @@ def _print(label: str, table: pd.DataFrame, cost: dict, metrics=None) -> None:
     rows = table[table["group"] == "all"]
     if metrics is not None:
         rows = rows[rows["metric"].isin(metrics)]
-    values = ", ".join(f"{m}={v:.4f}" for m, v in zip(rows["metric"], rows["value"],
-                                                      strict=True))
+    values = ", ".join(f"{m}={v:.4f}" for m, v in zip(rows["metric"], rows["value"], strict=True))
     print(f"{label}: {values}")
     print(f"  cost: {', '.join(f'{k}={v}' for k, v in cost.items())}", flush=True)
 
@@ -93,10 +98,12 @@ def _position_bias(name: str, task) -> str:
     ans = method.answers_frame()
     ok = ans["status"] == "ok"
     first = float((ans.loc[ok, "answer"] == 0).mean()) if ok.any() else float("nan")
-    return (f"  answers: {len(ans)} model answers, parsed {ok.mean():.3f} "
-            f"({', '.join(f'{k}={v}' for k, v in ans['status'].value_counts().items())}); "
-            f"of the parsed, slot 1 (first candidate) {first:.3f}; true candidate in slot 1 "
-            f"in {float((frame['answer'] == 0).mean()):.3f} of the triplets")
+    return (
+        f"  answers: {len(ans)} model answers, parsed {ok.mean():.3f} "
+        f"({', '.join(f'{k}={v}' for k, v in ans['status'].value_counts().items())}); "
+        f"of the parsed, slot 1 (first candidate) {first:.3f}; true candidate in slot 1 "
+        f"in {float((frame['answer'] == 0).mean()):.3f} of the triplets"
+    )
 
 
 def _likelihood_params(args, train_pairs: bool) -> dict:
@@ -111,12 +118,14 @@ def cmd_choose(args) -> None:
     protocol = OneToTwo(n_triplets=args.triplets)
     task = protocol.sample(data, protocol.settings(data)[0], seed=args.seed)
     for name in args.methods:
-        params = _likelihood_params(args, train_pairs=True) if name == "llm-likelihood" \
-            else {}
+        params = _likelihood_params(args, train_pairs=True) if name == "llm-likelihood" else {}
         table, cost = _evaluate(protocol, name, task, len(task.test), **params)
-        _print(f"one-to-two imdb62 {len(task.test)} triplets seed {args.seed}, {name}"
-               f"{f' {params}' if params else ''} (train: {task.info.get('train_policy')})",
-               table, cost)
+        _print(
+            f"one-to-two imdb62 {len(task.test)} triplets seed {args.seed}, {name}"
+            f"{f' {params}' if params else ''} (train: {task.info.get('train_policy')})",
+            table,
+            cost,
+        )
         if name.startswith("llm-prompt"):
             print(_position_bias(name, task), flush=True)
 
@@ -129,9 +138,14 @@ def _one_to_many(args, names) -> None:
             task = protocol.sample(data, {"n_authors": n}, seed=seed)
             for name in names:
                 table, cost = _evaluate(protocol, name, task, len(task.test))
-                _print(f"one-to-many mlpapers {n} authors seed {seed} "
-                       f"({len(task.test)} queries, {task.info['n_candidates']} candidates), "
-                       f"{name}", table, cost, ["rank@1", "rank@3", "rank@5", "mrr"])
+                _print(
+                    f"one-to-many mlpapers {n} authors seed {seed} "
+                    f"({len(task.test)} queries, {task.info['n_candidates']} candidates), "
+                    f"{name}",
+                    table,
+                    cost,
+                    ["rank@1", "rank@3", "rank@5", "mrr"],
+                )
 
 
 def cmd_embed(args) -> None:
@@ -149,8 +163,12 @@ def _balanced_subset(pairs, n: int, seed: int):
     rng = np.random.default_rng(seed)
     lab = pairs.labels
     k = n // 2
-    pick = np.sort(np.r_[rng.choice(np.flatnonzero(lab), k, replace=False),
-                         rng.choice(np.flatnonzero(~lab), n - k, replace=False)])
+    pick = np.sort(
+        np.r_[
+            rng.choice(np.flatnonzero(lab), k, replace=False),
+            rng.choice(np.flatnonzero(~lab), n - k, replace=False),
+        ]
+    )
     return pairs.subset(pick), f" (balanced subset, seed {seed})"
 
 
@@ -161,21 +179,26 @@ def cmd_verify(args) -> None:
     task.train, train_note = _balanced_subset(task.train, args.train_pairs, args.seed)
     task.test, test_note = _balanced_subset(task.test, args.test_pairs, args.seed)
     for name in args.methods:
-        params = _likelihood_params(args, train_pairs=False) if name == "llm-likelihood" \
-            else {}
-        table, cost = _evaluate(protocol, name, task, len(task.train) + len(task.test),
-                                **params)
-        _print(f"pan15_av_en train {len(task.train)}{train_note} -> test {len(task.test)}"
-               f"{test_note}, {name}{f' {params}' if params else ''}",
-               table, cost, ["auc", "c@1", "F1", "f_05_u", "brier", "overall", "auc*c@1"])
+        params = _likelihood_params(args, train_pairs=False) if name == "llm-likelihood" else {}
+        table, cost = _evaluate(protocol, name, task, len(task.train) + len(task.test), **params)
+        _print(
+            f"pan15_av_en train {len(task.train)}{train_note} -> test {len(task.test)}"
+            f"{test_note}, {name}{f' {params}' if params else ''}",
+            table,
+            cost,
+            ["auc", "c@1", "F1", "f_05_u", "brier", "overall", "auc*c@1"],
+        )
 
 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="cmd", required=True)
-    defaults = {"choose": ["llm-prompt", "llm-prompt-both-orders"],
-                "rank": ["llm-prompt", "embedding", "rag-embedding-llm"],
-                "verify": ["llm-likelihood"], "embed": []}
+    defaults = {
+        "choose": ["llm-prompt", "llm-prompt-both-orders"],
+        "rank": ["llm-prompt", "embedding", "rag-embedding-llm"],
+        "verify": ["llm-likelihood"],
+        "embed": [],
+    }
     for name, methods in defaults.items():
         s = sub.add_parser(name)
         s.add_argument("--seed", type=int, default=0)
@@ -183,19 +206,31 @@ def main(argv=None) -> None:
         s.add_argument("--methods", nargs="+", default=methods)
         s.add_argument("--n-authors", type=int, nargs="+", default=[2, 5])
         s.add_argument("--triplets", type=int, default=200)
-        s.add_argument("--train-pairs", type=int, default=200,
-                       help="choose: training pairs llm-likelihood draws from the train "
-                            "corpus; verify: a balanced seeded subset of the train split")
+        s.add_argument(
+            "--train-pairs",
+            type=int,
+            default=200,
+            help="choose: training pairs llm-likelihood draws from the train "
+            "corpus; verify: a balanced seeded subset of the train split",
+        )
         s.add_argument("--groups", type=int, default=10, help="one-to-many groups per repeat")
         s.add_argument("--repeats", type=int, default=3, help="one-to-many repeats")
         s.add_argument("--test-pairs", type=int, default=500)
-        s.add_argument("--max-text-tokens", type=int, default=256,
-                       help="tokens llm-likelihood keeps from the start of each text")
+        s.add_argument(
+            "--max-text-tokens",
+            type=int,
+            default=256,
+            help="tokens llm-likelihood keeps from the start of each text",
+        )
     args = p.parse_args(argv)
-    print(f"# {time.strftime('%Y-%m-%d %H:%M:%S')} load average "
-          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
-    {"embed": cmd_embed, "choose": cmd_choose, "rank": cmd_rank,
-     "verify": cmd_verify}[args.cmd](args)
+    print(
+        f"# {time.strftime('%Y-%m-%d %H:%M:%S')} load average "
+        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}",
+        flush=True,
+    )
+    {"embed": cmd_embed, "choose": cmd_choose, "rank": cmd_rank, "verify": cmd_verify}[args.cmd](
+        args
+    )
     print(f"# done, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

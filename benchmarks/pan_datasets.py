@@ -7,8 +7,15 @@ from stylo.datasets import load
 
 __all__ = ["DATASETS", "train_test"]
 
-DATASETS = ("pan15_av_en", "pan14_av/du_essays", "pan14_av/du_reviews", "pan14_av/en_essays",
-            "pan14_av/en_novels", "pan14_av/gr_articles", "pan14_av/sp_articles")
+DATASETS = (
+    "pan15_av_en",
+    "pan14_av/du_essays",
+    "pan14_av/du_reviews",
+    "pan14_av/en_essays",
+    "pan14_av/en_novels",
+    "pan14_av/gr_articles",
+    "pan14_av/sp_articles",
+)
 
 
 def train_test(name: str) -> tuple[PairSet, PairSet]:

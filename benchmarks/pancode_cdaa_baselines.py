@@ -50,15 +50,23 @@ def write_collection(task, folder: Path) -> dict[str, dict[str, str]]:
     problems = sorted(task.test.known)
     language = dict(zip(task.train.frame["problem"], task.train.frame["language"]))
     folder.mkdir(parents=True)
-    (folder / "collection-info.json").write_text(json.dumps(
-        [{"problem-name": p, "language": language[p], "encoding": "UTF-8"} for p in problems]))
+    (folder / "collection-info.json").write_text(
+        json.dumps(
+            [{"problem-name": p, "language": language[p], "encoding": "UTF-8"} for p in problems]
+        )
+    )
     truths = {}
     for p in problems:
         cands = sorted(task.test.known[p])
         (folder / p).mkdir()
-        (folder / p / "problem-info.json").write_text(json.dumps(
-            {"unknown-folder": _UNKNOWN_FOLDER,
-             "candidate-authors": [{"author-name": c} for c in cands]}))
+        (folder / p / "problem-info.json").write_text(
+            json.dumps(
+                {
+                    "unknown-folder": _UNKNOWN_FOLDER,
+                    "candidate-authors": [{"author-name": c} for c in cands],
+                }
+            )
+        )
         for c in cands:
             (folder / p / c).mkdir()
             for i, text in enumerate(task.test.known[p][c], 1):
@@ -83,10 +91,14 @@ def score_answers(task, truths, answers: Path) -> dict[str, float]:
         if missing:
             raise RuntimeError(f"{p}: no answer for {missing[:3]}")
         names = sorted(truth)
-        per_problem.append(attribution_scores(
-            [truth[n] for n in names], [pred[n] for n in names],
-            labels=sorted(task.test.known[p]),
-            unknown_label=UNKNOWN if task.test.open_set else None))
+        per_problem.append(
+            attribution_scores(
+                [truth[n] for n in names],
+                [pred[n] for n in names],
+                labels=sorted(task.test.known[p]),
+                unknown_label=UNKNOWN if task.test.open_set else None,
+            )
+        )
     return pd.DataFrame(per_problem).mean().to_dict()
 
 
@@ -107,15 +119,32 @@ def main(argv=None) -> int:
                 truths = write_collection(task, where / "input")
                 (where / "answers").mkdir()
                 t0 = time.perf_counter()
-                subprocess.run([sys.executable, str(args.pancode / script), "-i",
-                                str(where / "input"), "-o", str(where / "answers")],
-                               check=True, stdout=subprocess.DEVNULL)
+                subprocess.run(
+                    [
+                        sys.executable,
+                        str(args.pancode / script),
+                        "-i",
+                        str(where / "input"),
+                        "-o",
+                        str(where / "answers"),
+                    ],
+                    check=True,
+                    stdout=subprocess.DEVNULL,
+                )
                 seconds = time.perf_counter() - t0
-                rows.append({"dataset": name, "split": setting["split"],
-                             "baseline": Path(script).name, "problems": len(truths),
-                             **{k: round(v, 3) for k, v in
-                                score_answers(task, truths, where / "answers").items()},
-                             "seconds": round(seconds, 1)})
+                rows.append(
+                    {
+                        "dataset": name,
+                        "split": setting["split"],
+                        "baseline": Path(script).name,
+                        "problems": len(truths),
+                        **{
+                            k: round(v, 3)
+                            for k, v in score_answers(task, truths, where / "answers").items()
+                        },
+                        "seconds": round(seconds, 1),
+                    }
+                )
                 print(rows[-1], flush=True)
     print(pd.DataFrame(rows).to_string(index=False))
     return 0

@@ -31,11 +31,9 @@ from pathlib import Path
 import pandas as pd
 
 from baselines.pan_io import write_pan20_format
-from benchmarks.bench_pancode_baselines import (
-    CNGDIST, COMPRESSOR, prepare_code, run)
+from benchmarks.bench_pancode_baselines import CNGDIST, COMPRESSOR, prepare_code, run
 from benchmarks.pan_datasets import train_test
-from benchmarks.pancode_cdaa_baselines import (
-    BASELINES, score_answers, write_collection)
+from benchmarks.pancode_cdaa_baselines import BASELINES, score_answers, write_collection
 from stylo.datasets import load
 from stylo.protocols import PROTOCOLS
 
@@ -58,17 +56,51 @@ def verification(pancode: Path, work: Path) -> pd.DataFrame:
     if not (cng.exists() and ppm.exists()):
         tr = write_pan20_format(train, root / "train")
         te = write_pan20_format(test, root / "test")
-        run([py, str(code / Path(CNGDIST).name), "-input_pairs", str(tr / "pairs.jsonl"),
-             "-input_truth", str(tr / "truth.jsonl"), "-test_pairs", str(te / "pairs.jsonl"),
-             "-output", str(cng.parent)], cwd=root)
-        run([py, str(code / Path(COMPRESSOR).name), "--train", "-train_dir", str(tr),
-             "-model_dir", str(root / "model")], cwd=root)
-        run([py, str(code / Path(COMPRESSOR).name), "-model_dir", str(root / "model"),
-             "-test_dir", str(te), "-out_dir", str(ppm.parent)], cwd=root)
+        run(
+            [
+                py,
+                str(code / Path(CNGDIST).name),
+                "-input_pairs",
+                str(tr / "pairs.jsonl"),
+                "-input_truth",
+                str(tr / "truth.jsonl"),
+                "-test_pairs",
+                str(te / "pairs.jsonl"),
+                "-output",
+                str(cng.parent),
+            ],
+            cwd=root,
+        )
+        run(
+            [
+                py,
+                str(code / Path(COMPRESSOR).name),
+                "--train",
+                "-train_dir",
+                str(tr),
+                "-model_dir",
+                str(root / "model"),
+            ],
+            cwd=root,
+        )
+        run(
+            [
+                py,
+                str(code / Path(COMPRESSOR).name),
+                "-model_dir",
+                str(root / "model"),
+                "-test_dir",
+                str(te),
+                "-out_dir",
+                str(ppm.parent),
+            ],
+            cwd=root,
+        )
     a, b = _answers(cng), _answers(ppm)
     ids = [str(i) for i in test.ids]
-    return pd.DataFrame({"id": ids, "cngdist": [a[i] for i in ids],
-                         "compressor": [b[i] for i in ids]})
+    return pd.DataFrame(
+        {"id": ids, "cngdist": [a[i] for i in ids], "compressor": [b[i] for i in ids]}
+    )
 
 
 def attribution(pancode: Path, work: Path) -> pd.DataFrame:
@@ -83,18 +115,37 @@ def attribution(pancode: Path, work: Path) -> pd.DataFrame:
             shutil.rmtree(where, ignore_errors=True)
             truths = write_collection(task, where / "input")
             (where / "answers").mkdir()
-            subprocess.run([sys.executable, str(pancode / script), "-i", str(where / "input"),
-                            "-o", str(where / "answers")], check=True, stdout=subprocess.DEVNULL)
-            print(name, setting["split"], score_answers(task, truths, where / "answers"),
-                  flush=True)
+            subprocess.run(
+                [
+                    sys.executable,
+                    str(pancode / script),
+                    "-i",
+                    str(where / "input"),
+                    "-o",
+                    str(where / "answers"),
+                ],
+                check=True,
+                stdout=subprocess.DEVNULL,
+            )
+            print(
+                name, setting["split"], score_answers(task, truths, where / "answers"), flush=True
+            )
             for p in sorted(truths):
                 ids = task.test.unknown.loc[task.test.unknown["problem"] == p, "id"].tolist()
                 # write_collection numbers a problem's unknown texts in row order from 1
                 names = [f"unknown{i:05d}.txt" for i in range(1, len(ids) + 1)]
                 with open(where / "answers" / f"answers-{p}.json", encoding="utf-8") as fh:
                     pred = {a["unknown-text"]: a["predicted-author"] for a in json.load(fh)}
-                rows += [{"dataset": name, "split": setting["split"], "problem": p, "id": i,
-                          "predicted": pred[n]} for i, n in zip(ids, names, strict=True)]
+                rows += [
+                    {
+                        "dataset": name,
+                        "split": setting["split"],
+                        "problem": p,
+                        "id": i,
+                        "predicted": pred[n],
+                    }
+                    for i, n in zip(ids, names, strict=True)
+                ]
     return pd.DataFrame(rows)
 
 
@@ -102,16 +153,18 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("pancode", type=Path, help="local checkout of pan-webis-de/pan-code")
     ap.add_argument("--work", type=Path, default=Path("/tmp/stylo_pancode_fixtures"))
-    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1]
-                    / "tests" / "fixtures")
+    ap.add_argument(
+        "--out", type=Path, default=Path(__file__).resolve().parents[1] / "tests" / "fixtures"
+    )
     args = ap.parse_args(argv)
     pancode = args.pancode.resolve()
     args.out.mkdir(parents=True, exist_ok=True)
     # pandas writes the shortest repr that reads back to the same float: the parity test
     # compares to 1e-15
     verification(pancode, args.work).to_csv(args.out / "pancode_pan15_av_en.csv", index=False)
-    attribution(pancode, args.work / "cdaa").to_csv(args.out / "pancode_cdaa_answers.csv.gz",
-                                                    index=False)
+    attribution(pancode, args.work / "cdaa").to_csv(
+        args.out / "pancode_cdaa_answers.csv.gz", index=False
+    )
     return 0
 
 

@@ -24,8 +24,7 @@ from baselines.delta import DeltaClassifier
 from stylo.datasets import load
 from stylo.features import DELTAS
 
-COLOURS = {"Hamilton": "tab:red", "Madison": "tab:blue", "Jay": "tab:green",
-           "disputed": "black"}
+COLOURS = {"Hamilton": "tab:red", "Madison": "tab:blue", "Jay": "tab:green", "disputed": "black"}
 
 
 def attribute_disputed(n_features: int = 300) -> pd.DataFrame:
@@ -39,10 +38,12 @@ def attribute_disputed(n_features: int = 300) -> pd.DataFrame:
         clf.fit(train["text"].tolist(), train["author"].to_numpy())
         scores = clf.decision_function(test["text"].tolist())
         top2 = np.sort(scores, axis=1)[:, -2:]
-        for number, pred, margin in zip(test["number"], clf.classes_[scores.argmax(axis=1)],
-                                        top2[:, 1] - top2[:, 0]):
-            rows.append({"essay": int(number), "delta": kind, "predicted": pred,
-                         "margin": float(margin)})
+        for number, pred, margin in zip(
+            test["number"], clf.classes_[scores.argmax(axis=1)], top2[:, 1] - top2[:, 0]
+        ):
+            rows.append(
+                {"essay": int(number), "delta": kind, "predicted": pred, "margin": float(margin)}
+            )
     return pd.DataFrame(rows)
 
 
@@ -61,8 +62,10 @@ def plot(out: Path, n_features: int = 300) -> list[Path]:
     clf = DeltaClassifier(kind="burrows", n_features=n_features)
     clf.fit(known["text"].tolist(), known["author"].to_numpy())
     group = np.where(essays["disputed"], "disputed", essays["author"])
-    labels = [f"{'?' if d else a[0]}{n}" for a, d, n in
-              zip(essays["author"], essays["disputed"], essays["number"])]
+    labels = [
+        f"{'?' if d else a[0]}{n}"
+        for a, d, n in zip(essays["author"], essays["disputed"], essays["number"])
+    ]
     out.mkdir(parents=True, exist_ok=True)
 
     dist = clf.distance_matrix(essays["text"].tolist())
@@ -72,8 +75,10 @@ def plot(out: Path, n_features: int = 300) -> list[Path]:
     dendrogram(tree, labels=labels, orientation="left", ax=ax, leaf_font_size=7)
     for tick in ax.get_yticklabels():
         tick.set_color(COLOURS[group[labels.index(tick.get_text())]])
-    ax.set_title(f"Federalist papers: Burrows' Delta, {n_features} MFW, average linkage\n"
-                 f"H = Hamilton, M = Madison, J = Jay, ? = disputed (black)")
+    ax.set_title(
+        f"Federalist papers: Burrows' Delta, {n_features} MFW, average linkage\n"
+        f"H = Hamilton, M = Madison, J = Jay, ? = disputed (black)"
+    )
     fig.tight_layout()
     paths = [out / "dendrogram.png"]
     fig.savefig(paths[0], dpi=120)
@@ -83,12 +88,18 @@ def plot(out: Path, n_features: int = 300) -> list[Path]:
     centred = z - z.mean(axis=0)
     u, s, _ = np.linalg.svd(centred, full_matrices=False)
     pcs = u[:, :2] * s[:2]
-    explained = s[:2] ** 2 / np.sum(s ** 2)
+    explained = s[:2] ** 2 / np.sum(s**2)
     fig, ax = plt.subplots(figsize=(7, 6))
     for name, colour in COLOURS.items():
         sel = group == name
-        ax.scatter(pcs[sel, 0], pcs[sel, 1], c=colour, label=name,
-                   marker="x" if name == "disputed" else "o", s=40)
+        ax.scatter(
+            pcs[sel, 0],
+            pcs[sel, 1],
+            c=colour,
+            label=name,
+            marker="x" if name == "disputed" else "o",
+            s=40,
+        )
     for (x, y), lab, g in zip(pcs, labels, group):
         if g == "disputed":
             ax.annotate(lab[1:], (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")

@@ -15,15 +15,25 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from baselines.registry import unavailable
 from experiments.methods import MASKINGS, key_options
 from experiments.suite import Suite
 
-__all__ = ["Cell", "DatasetSpec", "Expansion", "GridSpec", "KindScope", "cell_key", "expand",
-           "full_grid", "normalise", "quick_grid"]
+__all__ = [
+    "Cell",
+    "DatasetSpec",
+    "Expansion",
+    "GridSpec",
+    "KindScope",
+    "cell_key",
+    "expand",
+    "full_grid",
+    "normalise",
+    "quick_grid",
+]
 
 #: bump when the meaning of a stored cell changes, so old results are not reused
 SPEC_VERSION = 2
@@ -31,19 +41,22 @@ SPEC_VERSION = 2
 
 def normalise(obj):
     """``obj`` as plain JSON types (tuples -> lists, numpy scalars -> Python), keys sorted."""
+
     def default(o):
         if hasattr(o, "item"):
             return o.item()
         if isinstance(o, (set, frozenset)):
             return sorted(o)
         raise TypeError(f"{type(o).__name__} is not JSON-serialisable: {o!r}")
+
     return json.loads(json.dumps(obj, default=default, sort_keys=True))
 
 
 def cell_key(spec: Mapping) -> str:
     """Stable 20-hex-digit key of a cell spec: SHA-256 of its canonical JSON."""
-    text = json.dumps(normalise(dict(spec)), sort_keys=True, separators=(",", ":"),
-                      ensure_ascii=False)
+    text = json.dumps(
+        normalise(dict(spec)), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
 
 
@@ -77,10 +90,17 @@ class Cell:
     method_params: Mapping = field(default_factory=dict)
 
     def spec(self) -> dict:
-        spec = {"v": SPEC_VERSION, "dataset": self.dataset, "load": dict(self.load),
-                "protocol": self.protocol, "protocol_params": dict(self.protocol_params),
-                "setting": dict(self.setting), "method": self.method,
-                "method_options": dict(self.method_options), "seed": int(self.seed)}
+        spec = {
+            "v": SPEC_VERSION,
+            "dataset": self.dataset,
+            "load": dict(self.load),
+            "protocol": self.protocol,
+            "protocol_params": dict(self.protocol_params),
+            "setting": dict(self.setting),
+            "method": self.method,
+            "method_options": dict(self.method_options),
+            "seed": int(self.seed),
+        }
         # absent when unused, so the keys of cells without them never change
         if self.masking is not None:
             spec["masking"] = self.masking
@@ -95,9 +115,14 @@ class Cell:
     @property
     def task_key(self) -> tuple:
         """Cells with equal task keys share one sampled task (only the method differs)."""
-        return (self.dataset, json.dumps(normalise(dict(self.load)), sort_keys=True),
-                self.protocol, json.dumps(normalise(dict(self.protocol_params)), sort_keys=True),
-                json.dumps(normalise(dict(self.setting)), sort_keys=True), int(self.seed))
+        return (
+            self.dataset,
+            json.dumps(normalise(dict(self.load)), sort_keys=True),
+            self.protocol,
+            json.dumps(normalise(dict(self.protocol_params)), sort_keys=True),
+            json.dumps(normalise(dict(self.setting)), sort_keys=True),
+            int(self.seed),
+        )
 
 
 @dataclass(frozen=True)
@@ -116,10 +141,14 @@ class KindScope:
 
     def admits(self, protocol: str, dataset: str, setting: Mapping, seed_index: int) -> bool:
         wanted = self.settings.get(protocol)
-        return (dataset in self.protocol_datasets.get(protocol, ())
-                and (self.n_seeds is None or seed_index < self.n_seeds)
-                and (wanted is None or any(all(setting.get(k) == v for k, v in w.items())
-                                           for w in wanted)))
+        return (
+            dataset in self.protocol_datasets.get(protocol, ())
+            and (self.n_seeds is None or seed_index < self.n_seeds)
+            and (
+                wanted is None
+                or any(all(setting.get(k) == v for k, v in w.items()) for w in wanted)
+            )
+        )
 
 
 @dataclass
@@ -157,8 +186,16 @@ class GridSpec:
 
 # The corpora of the seeds' tables. Names absent on a machine are reported and skipped.
 _CORPORA = ["imdb62", "enron", "blog", "guardian", "mlpapers", "federalist"]
-_PAN_AV = ["pan13_av_en", "pan14_av/du_essays", "pan14_av/du_reviews", "pan14_av/en_essays",
-           "pan14_av/en_novels", "pan14_av/gr_articles", "pan14_av/sp_articles", "pan15_av_en"]
+_PAN_AV = [
+    "pan13_av_en",
+    "pan14_av/du_essays",
+    "pan14_av/du_reviews",
+    "pan14_av/en_essays",
+    "pan14_av/en_novels",
+    "pan14_av/gr_articles",
+    "pan14_av/sp_articles",
+    "pan15_av_en",
+]
 _CDAA = ["pan18_cdaa", "pan19_cdaa"]
 
 _FULL_PROTOCOL_DATASETS = {
@@ -173,8 +210,15 @@ _FULL_PROTOCOL_DATASETS = {
     "rethinking_av": ["guardian", "blog", "pan19_cdaa"],
     # closed-set attribution wherever authors have enough texts (PAN18/19: all their texts
     # with known authors, each problem's candidates in one language)
-    "closed_attribution": ["imdb62", "enron", "blog", "guardian", "mlpapers", "pan18_cdaa",
-                           "pan19_cdaa"],
+    "closed_attribution": [
+        "imdb62",
+        "enron",
+        "blog",
+        "guardian",
+        "mlpapers",
+        "pan18_cdaa",
+        "pan19_cdaa",
+    ],
 }
 
 # one small dataset per protocol; a protocol not listed runs nowhere in a quick run
@@ -205,8 +249,12 @@ _ONE_SEED = ["pan_verification", "cdaa_attribution", "aidbench_one_to_many"]
 
 _MLPAPERS_2 = {"n_authors": 2, "first_author": True}
 #: attribution-only methods run where a protocol attributes among candidates
-_ATTRIBUTION = KindScope({"cdaa_attribution": ["pan18_cdaa", "pan19_cdaa"],
-                          "closed_attribution": _FULL_PROTOCOL_DATASETS["closed_attribution"]})
+_ATTRIBUTION = KindScope(
+    {
+        "cdaa_attribution": ["pan18_cdaa", "pan19_cdaa"],
+        "closed_attribution": _FULL_PROTOCOL_DATASETS["closed_attribution"],
+    }
+)
 _MLPAPERS_5 = {"n_authors": 5, "first_author": True}
 #: embedding and local-LLM rows run on the classical rows' own tasks (first seed: 200
 #: one-to-two triplets; one-to-many's 10 groups x 3 repeats), on as many corpora as keep the
@@ -219,16 +267,26 @@ _MLPAPERS_5 = {"n_authors": 5, "first_author": True}
 #: corpus each
 _KIND_SCOPES = {
     "attribution": _ATTRIBUTION,
-    "embedding": KindScope({"aidbench_one_to_two": ["imdb62", "enron", "blog", "guardian"],
-                            "aidbench_one_to_many": ["mlpapers"]}, n_seeds=1,
-                           settings={"aidbench_one_to_many": [_MLPAPERS_2, _MLPAPERS_5]}),
-    "llm": KindScope({"aidbench_one_to_two": ["imdb62", "enron"],
-                      "aidbench_one_to_many": ["mlpapers"]}, n_seeds=1,
-                     settings={"aidbench_one_to_many": [_MLPAPERS_2]}),
+    "embedding": KindScope(
+        {
+            "aidbench_one_to_two": ["imdb62", "enron", "blog", "guardian"],
+            "aidbench_one_to_many": ["mlpapers"],
+        },
+        n_seeds=1,
+        settings={"aidbench_one_to_many": [_MLPAPERS_2, _MLPAPERS_5]},
+    ),
+    "llm": KindScope(
+        {"aidbench_one_to_two": ["imdb62", "enron"], "aidbench_one_to_many": ["mlpapers"]},
+        n_seeds=1,
+        settings={"aidbench_one_to_many": [_MLPAPERS_2]},
+    ),
     "llm-likelihood": KindScope({"aidbench_one_to_two": ["imdb62"]}, n_seeds=1),
     "llm-prompt-both-orders": KindScope({"aidbench_one_to_two": ["imdb62"]}, n_seeds=1),
-    "rag-embedding-llm": KindScope({"aidbench_one_to_many": ["mlpapers"]}, n_seeds=1,
-                                   settings={"aidbench_one_to_many": [_MLPAPERS_2]}),
+    "rag-embedding-llm": KindScope(
+        {"aidbench_one_to_many": ["mlpapers"]},
+        n_seeds=1,
+        settings={"aidbench_one_to_many": [_MLPAPERS_2]},
+    ),
 }
 #: the likelihood verifier's forward passes are most of a quick run's model time: 6 training
 #: pairs and 64 tokens a text (the reference grid: the registry's 50 pairs, 128 tokens)
@@ -236,8 +294,10 @@ _QUICK_METHOD_PARAMS = {"llm-likelihood": {"n_train_pairs": 6, "max_text_tokens"
 _QUICK_KIND_SCOPES = {
     "attribution": _ATTRIBUTION,
     "embedding": KindScope({"aidbench_one_to_two": ["imdb62"]}),
-    "llm": KindScope({"aidbench_one_to_two": ["imdb62"]},
-                     protocol_params={"aidbench_one_to_two": {"n_triplets": 4}}),
+    "llm": KindScope(
+        {"aidbench_one_to_two": ["imdb62"]},
+        protocol_params={"aidbench_one_to_two": {"n_triplets": 4}},
+    ),
 }
 
 
@@ -248,22 +308,31 @@ def full_grid(seed: int = 0) -> GridSpec:
     attribution-only methods on PAN18/19 attribution. The attribution corpora come first: one
     worker runs all methods of a task, and PAN19's is the longest task (minutes), which should
     not start last."""
-    return GridSpec(datasets=[DatasetSpec(n) for n in _CDAA + _CORPORA + _PAN_AV],
-                    seeds=[seed, seed + 1, seed + 2],
-                    protocol_datasets=dict(_FULL_PROTOCOL_DATASETS), maskings=list(MASKINGS),
-                    masking_methods=list(_MASKED_METHODS), single_seed_protocols=list(_ONE_SEED),
-                    kind_scopes=dict(_KIND_SCOPES))
+    return GridSpec(
+        datasets=[DatasetSpec(n) for n in _CDAA + _CORPORA + _PAN_AV],
+        seeds=[seed, seed + 1, seed + 2],
+        protocol_datasets=dict(_FULL_PROTOCOL_DATASETS),
+        maskings=list(MASKINGS),
+        masking_methods=list(_MASKED_METHODS),
+        single_seed_protocols=list(_ONE_SEED),
+        kind_scopes=dict(_KIND_SCOPES),
+    )
 
 
 def quick_grid(seed: int = 0) -> GridSpec:
     """A small complete slice: every protocol and method once, on a few datasets, one seed."""
     names = sorted(set(sum(_QUICK.values(), [])))
-    return GridSpec(datasets=[DatasetSpec(n, _QUICK_LOAD.get(n, {})) for n in names],
-                    seeds=[seed], protocol_datasets={p: list(d) for p, d in _QUICK.items()},
-                    max_settings=1, protocol_params=dict(_QUICK_PARAMS),
-                    maskings=list(MASKINGS), masking_methods=list(_MASKED_METHODS),
-                    kind_scopes=dict(_QUICK_KIND_SCOPES),
-                    method_params={m: dict(p) for m, p in _QUICK_METHOD_PARAMS.items()})
+    return GridSpec(
+        datasets=[DatasetSpec(n, _QUICK_LOAD.get(n, {})) for n in names],
+        seeds=[seed],
+        protocol_datasets={p: list(d) for p, d in _QUICK.items()},
+        max_settings=1,
+        protocol_params=dict(_QUICK_PARAMS),
+        maskings=list(MASKINGS),
+        masking_methods=list(_MASKED_METHODS),
+        kind_scopes=dict(_QUICK_KIND_SCOPES),
+        method_params={m: dict(p) for m, p in _QUICK_METHOD_PARAMS.items()},
+    )
 
 
 @dataclass
@@ -283,7 +352,7 @@ class Expansion:
 def _settings(protocol, data, grid: GridSpec) -> list[dict]:
     settings = [normalise(s) for s in protocol.settings(data)]
     if grid.max_settings is not None:
-        settings = settings[:grid.max_settings]
+        settings = settings[: grid.max_settings]
     return settings
 
 
@@ -292,8 +361,16 @@ def _scope(grid: GridSpec, method: str, suite: Suite) -> KindScope | None:
     return grid.kind_scopes.get(method, grid.kind_scopes.get(suite.methods[method].kind))
 
 
-def _protocol_cells(grid: GridSpec, ds: DatasetSpec, data, pname: str, params: dict,
-                    method_names: list[str], suite: Suite, skipped: list[str]) -> list[Cell]:
+def _protocol_cells(
+    grid: GridSpec,
+    ds: DatasetSpec,
+    data,
+    pname: str,
+    params: dict,
+    method_names: list[str],
+    suite: Suite,
+    skipped: list[str],
+) -> list[Cell]:
     protocol = suite.protocol(pname, params)
     try:  # an empty list: the protocol does not apply to this dataset
         settings = _settings(protocol, data, grid)
@@ -309,13 +386,26 @@ def _protocol_cells(grid: GridSpec, ds: DatasetSpec, data, pname: str, params: d
                 scope = _scope(grid, m, suite)
                 if scope is not None and not scope.admits(pname, ds.name, setting, s_index):
                     continue
-                masks = [None, *grid.maskings] if masked and (
-                    grid.masking_methods is None or m in grid.masking_methods) else [None]
+                masks = (
+                    [None, *grid.maskings]
+                    if masked and (grid.masking_methods is None or m in grid.masking_methods)
+                    else [None]
+                )
                 for mask in masks:
-                    cells.append(Cell(ds.name, normalise(dict(ds.load)), pname, setting, m,
-                                      key_options(suite.methods[m], suite.options), int(seed),
-                                      params, mask,
-                                      normalise(dict(grid.method_params.get(m, {})))))
+                    cells.append(
+                        Cell(
+                            ds.name,
+                            normalise(dict(ds.load)),
+                            pname,
+                            setting,
+                            m,
+                            key_options(suite.methods[m], suite.options),
+                            int(seed),
+                            params,
+                            mask,
+                            normalise(dict(grid.method_params.get(m, {}))),
+                        )
+                    )
     return cells
 
 
@@ -336,8 +426,9 @@ def expand(grid: GridSpec, suite: Suite) -> Expansion:
         raise ValueError(f"unknown method(s) {unknown}; registered: {sorted(methods)}")
     unknown = [m for m in grid.method_params if m not in methods]
     if unknown:
-        raise ValueError(f"method_params for unknown method(s) {unknown}; "
-                         f"registered: {sorted(methods)}")
+        raise ValueError(
+            f"method_params for unknown method(s) {unknown}; registered: {sorted(methods)}"
+        )
     unknown = [m for m in grid.maskings if m not in suite.maskings]
     if unknown:
         raise ValueError(f"unknown masking(s) {unknown}; registered: {sorted(suite.maskings)}")
@@ -349,8 +440,11 @@ def expand(grid: GridSpec, suite: Suite) -> Expansion:
 
     cells: list[Cell] = []
     for ds in grid.datasets:
-        users = [p for p in protocol_names
-                 if p not in grid.protocol_datasets or ds.name in grid.protocol_datasets[p]]
+        users = [
+            p
+            for p in protocol_names
+            if p not in grid.protocol_datasets or ds.name in grid.protocol_datasets[p]
+        ]
         if not users:
             continue
         try:
@@ -365,10 +459,14 @@ def expand(grid: GridSpec, suite: Suite) -> Expansion:
             variants: dict[str, list[str]] = {}
             for m in method_names:
                 scope = _scope(grid, m, suite)
-                params = scope.protocol_params[pname] if scope is not None and \
-                    pname in scope.protocol_params else grid.protocol_params.get(pname, {})
+                params = (
+                    scope.protocol_params[pname]
+                    if scope is not None and pname in scope.protocol_params
+                    else grid.protocol_params.get(pname, {})
+                )
                 variants.setdefault(json.dumps(normalise(params), sort_keys=True), []).append(m)
             for variant, names in variants.items():
-                cells += _protocol_cells(grid, ds, data, pname, json.loads(variant), names,
-                                         suite, skipped)
+                cells += _protocol_cells(
+                    grid, ds, data, pname, json.loads(variant), names, suite, skipped
+                )
     return Expansion(cells=cells, skipped=skipped, unavailable=missing)

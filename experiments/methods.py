@@ -5,8 +5,8 @@ that enter a cell's key, and the name a method's rows carry in tables and plots.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Mapping
 from urllib.parse import urlsplit
 
 from baselines import registry
@@ -71,8 +71,7 @@ def key_options(spec: MethodSpec, options: MethodOptions) -> dict:
     return {}
 
 
-def method_label(method: str, method_options: Mapping,
-                 method_params: Mapping | None = None) -> str:
+def method_label(method: str, method_options: Mapping, method_params: Mapping | None = None) -> str:
     """The name a method's row carries in tables and plots: with the model it asked (and the
     server's host), so local and hosted rows never mix, and a prompted method's prompt
     family (AIDBench reports each family apart)."""
@@ -80,7 +79,8 @@ def method_label(method: str, method_options: Mapping,
     if not model:
         return method
     prompt = (method_params or {}).get("prompt") or (
-        registry.prompt_family(method) if method in registry.METHODS else None)
+        registry.prompt_family(method) if method in registry.METHODS else None
+    )
     family = f" ({prompt.replace('_', '-')} prompt)" if prompt else ""
     url = method_options.get("llm_base_url")
     where = f"{model} @ {urlsplit(url).netloc or url}" if url else model

@@ -43,16 +43,20 @@ def precision_at_recall(y_true, y_score, recall: float) -> float:
 def _published_points(published: pd.DataFrame, systems) -> pd.DataFrame:
     """(dataset, setting, system, recall, precision) of each published one-to-one point, in
     percent, for the systems named."""
-    pub = published[(published["protocol"] == PROTOCOL)
-                    & published["metric"].isin(["precision", "recall"])
-                    & published["method"].str.lower().isin([s.lower() for s in systems])]
-    wide = pub.pivot_table(index=["dataset", "setting", "method"], columns="metric",
-                           values="value", aggfunc="first").reset_index()
+    pub = published[
+        (published["protocol"] == PROTOCOL)
+        & published["metric"].isin(["precision", "recall"])
+        & published["method"].str.lower().isin([s.lower() for s in systems])
+    ]
+    wide = pub.pivot_table(
+        index=["dataset", "setting", "method"], columns="metric", values="value", aggfunc="first"
+    ).reset_index()
     return wide.dropna(subset=["precision", "recall"]) if len(wide) else wide
 
 
-def operating_points(out_dir: str | Path, table: pd.DataFrame, published: pd.DataFrame,
-                     systems=("GPT-4-turbo",)) -> pd.DataFrame:
+def operating_points(
+    out_dir: str | Path, table: pd.DataFrame, published: pd.DataFrame, systems=("GPT-4-turbo",)
+) -> pd.DataFrame:
     """One row per (dataset, mix, published system, our method): the published recall and
     precision, our precision at that recall and our precision and recall at our own threshold
     (means over seeds, percent)."""
@@ -66,8 +70,7 @@ def operating_points(out_dir: str | Path, table: pd.DataFrame, published: pd.Dat
         return pd.DataFrame()
     store = CellStore(out_dir)
     rows = []
-    for (ds, setting, method), cells in ours.groupby(["dataset", "setting", "method"],
-                                                     sort=True):
+    for (ds, setting, method), cells in ours.groupby(["dataset", "setting", "method"], sort=True):
         mix = json.loads(setting).get("mix")
         same_mix = np.array([json.loads(p).get("mix") == mix for p in points["setting"]])
         here = points[(points["dataset"] == ds).to_numpy() & same_mix]
@@ -80,14 +83,29 @@ def operating_points(out_dir: str | Path, table: pd.DataFrame, published: pd.Dat
             continue
         for p in here.itertuples():
             at = [precision_at_recall(s["y_true"], s["y_score"], p.recall / 100) for s in scores]
-            rows.append({"dataset": ds, "mix": mix, "system": p.method,
-                         "published recall": p.recall, "published precision": p.precision,
-                         "method": method, "precision at that recall": 100 * np.mean(at),
-                         "own precision": 100 * own["precision"].mean(),
-                         "own recall": 100 * own["recall"].mean(), "seeds": len(scores)})
+            rows.append(
+                {
+                    "dataset": ds,
+                    "mix": mix,
+                    "system": p.method,
+                    "published recall": p.recall,
+                    "published precision": p.precision,
+                    "method": method,
+                    "precision at that recall": 100 * np.mean(at),
+                    "own precision": 100 * own["precision"].mean(),
+                    "own recall": 100 * own["recall"].mean(),
+                    "seeds": len(scores),
+                }
+            )
     out = pd.DataFrame(rows)
     if out.empty:
         return out
-    return out.sort_values(["dataset", "mix", "system", "precision at that recall"],
-                           ascending=[True, True, True, False], kind="mergesort"
-                           ).round(1).reset_index(drop=True)
+    return (
+        out.sort_values(
+            ["dataset", "mix", "system", "precision at that recall"],
+            ascending=[True, True, True, False],
+            kind="mergesort",
+        )
+        .round(1)
+        .reset_index(drop=True)
+    )

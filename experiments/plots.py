@@ -36,14 +36,31 @@ from experiments.report import (
     _natural,
 )
 
-__all__ = ["heatmaps", "make_plots", "masking_bars", "method_styles", "rank_at_k_curves",
-           "rank_vs_authors", "roc_curves"]
+__all__ = [
+    "heatmaps",
+    "make_plots",
+    "masking_bars",
+    "method_styles",
+    "rank_at_k_curves",
+    "rank_vs_authors",
+    "roc_curves",
+]
 
 log = logging.getLogger(__name__)
 
 # tab10 with black in place of its grey, which the chance diagonal uses
-_COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-            "#000000", "#bcbd22", "#17becf"]
+_COLOURS = [
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#000000",
+    "#bcbd22",
+    "#17becf",
+]
 _LINESTYLES = ["-", "--", "-.", ":"]
 _MARKERS = ["o", "s", "^", "D", "v", "P", "X"]
 
@@ -52,8 +69,10 @@ NO_MATPLOTLIB = "plots skipped: matplotlib is not installed (pip install 'stylo[
 
 def _pyplot():
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     return plt
 
 
@@ -61,9 +80,14 @@ def method_styles(methods) -> dict[str, dict]:
     """Colour, line style and marker of each method (sorted names). The three cycles have
     coprime-ish lengths (10, 4, 7), so no two of the first 140 methods share all three and
     neighbours differ in every one."""
-    return {m: {"color": _COLOURS[i % len(_COLOURS)], "linestyle": _LINESTYLES[i % len(
-        _LINESTYLES)], "marker": _MARKERS[i % len(_MARKERS)]}
-            for i, m in enumerate(sorted(set(methods)))}
+    return {
+        m: {
+            "color": _COLOURS[i % len(_COLOURS)],
+            "linestyle": _LINESTYLES[i % len(_LINESTYLES)],
+            "marker": _MARKERS[i % len(_MARKERS)],
+        }
+        for i, m in enumerate(sorted(set(methods)))
+    }
 
 
 def _slug(*parts) -> str:
@@ -116,8 +140,9 @@ def _not_drawn(notes: list[str] | None, what: str, value: str) -> None:
 
 
 def _legend(ax) -> None:
-    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize=8,
-              frameon=False)
+    ax.legend(
+        loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize=8, frameon=False
+    )
 
 
 def _save(fig, path: Path) -> Path:
@@ -138,18 +163,30 @@ def _lines(ax, part: pd.DataFrame, x: str, styles: dict[str, dict]) -> None:
     for i, method in enumerate(methods):
         m = part[part["method"] == method].sort_values(x)
         std = 100 * m["std"]
-        ax.errorbar(m[x] + (i - (len(methods) - 1) / 2) * step, 100 * m["mean"],
-                    yerr=None if std.isna().all() else std.fillna(0.0), capsize=3, lw=1.5,
-                    ms=5, label=method, **styles[method])
+        ax.errorbar(
+            m[x] + (i - (len(methods) - 1) / 2) * step,
+            100 * m["mean"],
+            yerr=None if std.isna().all() else std.fillna(0.0),
+            capsize=3,
+            lw=1.5,
+            ms=5,
+            label=method,
+            **styles[method],
+        )
     ax.set_xticks(ticks)
 
 
-def roc_curves(out_dir: str | Path, plot_dir: Path, keys: set[str] | None = None,
-               styles: dict[str, dict] | None = None) -> list[Path]:
+def roc_curves(
+    out_dir: str | Path,
+    plot_dir: Path,
+    keys: set[str] | None = None,
+    styles: dict[str, dict] | None = None,
+) -> list[Path]:
     """One ROC figure per (dataset, protocol, setting) that has per-item scores."""
     from sklearn.metrics import roc_curve
 
     from stylo.metrics.pan import auc as pan_auc
+
     store = CellStore(out_dir)
     frames = []
     for rec in store.records(keys):
@@ -159,11 +196,19 @@ def roc_curves(out_dir: str | Path, plot_dir: Path, keys: set[str] | None = None
         if sc is None or not {"y_true", "y_score"} <= set(sc.columns):
             continue
         spec = rec["spec"]
-        frames.append(pd.DataFrame({"dataset": spec["dataset"], "protocol": spec["protocol"],
-                                    "setting": json.dumps(spec["setting"], sort_keys=True),
-                                    "method": spec["method"], "seed": spec["seed"],
-                                    "y_true": sc["y_true"].astype(bool).to_numpy(),
-                                    "y_score": sc["y_score"].astype(float).to_numpy()}))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "dataset": spec["dataset"],
+                    "protocol": spec["protocol"],
+                    "setting": json.dumps(spec["setting"], sort_keys=True),
+                    "method": spec["method"],
+                    "seed": spec["seed"],
+                    "y_true": sc["y_true"].astype(bool).to_numpy(),
+                    "y_score": sc["y_score"].astype(float).to_numpy(),
+                }
+            )
+        )
     if not frames:
         log.info("ROC curves skipped: no cell stored per-item scores")
         return []
@@ -171,8 +216,7 @@ def roc_curves(out_dir: str | Path, plot_dir: Path, keys: set[str] | None = None
     styles = styles or method_styles(scores["method"])
     plt = _pyplot()
     paths = []
-    for (ds, proto, setting), part in scores.groupby(["dataset", "protocol", "setting"],
-                                                      sort=True):
+    for (ds, proto, setting), part in scores.groupby(["dataset", "protocol", "setting"], sort=True):
         fig, ax = plt.subplots(figsize=(4.5, 4.5))
         drawn = 0
         for method, m in part.groupby("method", sort=True):
@@ -180,26 +224,40 @@ def roc_curves(out_dir: str | Path, plot_dir: Path, keys: set[str] | None = None
                 continue
             fpr, tpr, _ = roc_curve(m["y_true"], m["y_score"])
             auc = pan_auc(m["y_true"], m["y_score"])
-            ax.plot(fpr, tpr, lw=1.5, ms=4, markevery=0.1, label=f"{method} (AUC {auc:.3f})",
-                    **styles[method])
+            ax.plot(
+                fpr,
+                tpr,
+                lw=1.5,
+                ms=4,
+                markevery=0.1,
+                label=f"{method} (AUC {auc:.3f})",
+                **styles[method],
+            )
             drawn += 1
         if not drawn:
             plt.close(fig)
             continue
-        sizes = part.groupby(["method", "seed"]).size().groupby("method").agg(
-            n="min", seeds="size")
+        sizes = part.groupby(["method", "seed"]).size().groupby("method").agg(n="min", seeds="size")
         ax.plot([0, 1], [0, 1], color="grey", lw=0.8, ls="--")
-        ax.set(xlabel="false positive rate", ylabel="true positive rate", xlim=(0, 1),
-               ylim=(0, 1), title=f"{_title(ds, proto)}\n{_setting_text(setting)}\n"
-               f"{_sample_text(sizes)}{', pooled' if sizes['seeds'].max() > 1 else ''}")
+        ax.set(
+            xlabel="false positive rate",
+            ylabel="true positive rate",
+            xlim=(0, 1),
+            ylim=(0, 1),
+            title=f"{_title(ds, proto)}\n{_setting_text(setting)}\n"
+            f"{_sample_text(sizes)}{', pooled' if sizes['seeds'].max() > 1 else ''}",
+        )
         _legend(ax)
         paths.append(_save(fig, plot_dir / f"roc__{_slug(ds, proto, setting)}.png"))
     return paths
 
 
-def rank_at_k_curves(summary: pd.DataFrame, plot_dir: Path,
-                     styles: dict[str, dict] | None = None, notes: list[str] | None = None
-                     ) -> list[Path]:
+def rank_at_k_curves(
+    summary: pd.DataFrame,
+    plot_dir: Path,
+    styles: dict[str, dict] | None = None,
+    notes: list[str] | None = None,
+) -> list[Path]:
     """Mean Rank@k against k per method, one figure per (dataset, protocol, setting)."""
     ranks = summary[summary["metric"].str.fullmatch(r"rank@\d+")]
     if ranks.empty:
@@ -216,16 +274,24 @@ def rank_at_k_curves(summary: pd.DataFrame, plot_dir: Path,
             continue
         fig, ax = plt.subplots(figsize=(4.5, 3.5))
         _lines(ax, part, "k", styles)
-        ax.set(xlabel="k", ylabel="Rank@k (%)", ylim=(0, 105),
-               title=f"{_title(ds, proto)}\n{_setting_text(setting)}\n{_sample_text(part)}")
+        ax.set(
+            xlabel="k",
+            ylabel="Rank@k (%)",
+            ylim=(0, 105),
+            title=f"{_title(ds, proto)}\n{_setting_text(setting)}\n{_sample_text(part)}",
+        )
         _legend(ax)
         paths.append(_save(fig, plot_dir / f"rank_at_k__{_slug(ds, proto, setting)}.png"))
     return paths
 
 
-def rank_vs_authors(summary: pd.DataFrame, plot_dir: Path, metric: str = "rank@1",
-                    styles: dict[str, dict] | None = None, notes: list[str] | None = None
-                    ) -> list[Path]:
+def rank_vs_authors(
+    summary: pd.DataFrame,
+    plot_dir: Path,
+    metric: str = "rank@1",
+    styles: dict[str, dict] | None = None,
+    notes: list[str] | None = None,
+) -> list[Path]:
     """``metric`` against the setting's ``n_authors``, one line per method, one figure per
     (dataset, protocol, other setting keys)."""
     part = summary[summary["metric"] == metric]
@@ -235,8 +301,9 @@ def rank_vs_authors(summary: pd.DataFrame, plot_dir: Path, metric: str = "rank@1
     if part.empty:
         log.info("accuracy vs number of authors skipped: no %s with an n_authors setting", metric)
         return []
-    rest = settings.map(lambda s: json.dumps({k: v for k, v in s.items() if k != "n_authors"},
-                                             sort_keys=True))
+    rest = settings.map(
+        lambda s: json.dumps({k: v for k, v in s.items() if k != "n_authors"}, sort_keys=True)
+    )
     part = part.assign(n_authors=settings.map(lambda s: s["n_authors"]).astype(int), rest=rest)
     styles = styles or method_styles(part["method"])
     plt = _pyplot()
@@ -246,13 +313,20 @@ def rank_vs_authors(summary: pd.DataFrame, plot_dir: Path, metric: str = "rank@1
             continue
         extra = _setting_text(rest_s)
         if _flat(p["mean"]):
-            _not_drawn(notes, f"{metric} vs number of authors {_title(ds, proto, extra)}",
-                       f"{metric} {100 * p['mean'].iloc[0]:g}% at every number of authors")
+            _not_drawn(
+                notes,
+                f"{metric} vs number of authors {_title(ds, proto, extra)}",
+                f"{metric} {100 * p['mean'].iloc[0]:g}% at every number of authors",
+            )
             continue
         fig, ax = plt.subplots(figsize=(4.5, 3.5))
         _lines(ax, p, "n_authors", styles)
-        ax.set(xlabel="number of authors", ylabel=f"{metric} (%)", ylim=(0, 105),
-               title="\n".join(t for t in (_title(ds, proto), extra, _sample_text(p)) if t))
+        ax.set(
+            xlabel="number of authors",
+            ylabel=f"{metric} (%)",
+            ylim=(0, 105),
+            title="\n".join(t for t in (_title(ds, proto), extra, _sample_text(p)) if t),
+        )
         _legend(ax)
         paths.append(_save(fig, plot_dir / f"vs_authors__{_slug(ds, proto, rest_s)}.png"))
     if not paths:
@@ -260,9 +334,12 @@ def rank_vs_authors(summary: pd.DataFrame, plot_dir: Path, metric: str = "rank@1
     return paths
 
 
-def masking_bars(summary: pd.DataFrame, plot_dir: Path,
-                 metrics: tuple[str, ...] = ("overall", "auc", "accuracy"),
-                 notes: list[str] | None = None) -> list[Path]:
+def masking_bars(
+    summary: pd.DataFrame,
+    plot_dir: Path,
+    metrics: tuple[str, ...] = ("overall", "auc", "accuracy"),
+    notes: list[str] | None = None,
+) -> list[Path]:
     """Bars (± std over groups and seeds) with vs without masking (setting key ``masking``;
     a setting without it is the unmasked run, ``none``) per split and method, for each dataset
     and protocol that has masked results, and only for the methods that ran masked."""
@@ -270,12 +347,17 @@ def masking_bars(summary: pd.DataFrame, plot_dir: Path,
         log.info("masking bars skipped: no results")
         return []
     settings = summary["setting"].map(json.loads)
-    masked = summary.assign(masking=settings.map(lambda s: str(s.get("masking", "none"))),
-                            split=settings.map(lambda s: _setting_text(json.dumps(
-                                {k: v for k, v in s.items() if k != "masking"},
-                                sort_keys=True))))
+    masked = summary.assign(
+        masking=settings.map(lambda s: str(s.get("masking", "none"))),
+        split=settings.map(
+            lambda s: _setting_text(
+                json.dumps({k: v for k, v in s.items() if k != "masking"}, sort_keys=True)
+            )
+        ),
+    )
     with_mask = masked.groupby(["dataset", "protocol"])["masking"].transform(
-        lambda m: (m != "none").any())
+        lambda m: (m != "none").any()
+    )
     part = masked[with_mask]
     metric = next((m for m in metrics if (part["metric"] == m).any()), None)
     if part.empty or metric is None:
@@ -285,7 +367,8 @@ def masking_bars(summary: pd.DataFrame, plot_dir: Path,
     # a method that ran only unmasked has nothing to compare: its lone bars made the reference
     # grid's PAN19 figure 75 groups (8,800 pixels) wide
     compared = part.groupby(["dataset", "protocol", "method"])["masking"].transform(
-        lambda m: (m != "none").any())
+        lambda m: (m != "none").any()
+    )
     part = part[compared]
     plt = _pyplot()
     paths = []
@@ -296,31 +379,42 @@ def masking_bars(summary: pd.DataFrame, plot_dir: Path,
         if len(maskings) < 2:
             continue
         if _flat(p["mean"]):
-            _not_drawn(notes, f"masking bars {_title(ds, proto)}",
-                       f"{metric} {p['mean'].iloc[0]:g} with and without masking")
+            _not_drawn(
+                notes,
+                f"masking bars {_title(ds, proto)}",
+                f"{metric} {p['mean'].iloc[0]:g} with and without masking",
+            )
             continue
         labels = [f"{s}\n{m}" for s, m in groups]
         fig, ax = plt.subplots(figsize=(max(4.5, _label_width(labels) * len(groups) + 2), 3.8))
         width = 0.8 / len(maskings)
         x = np.arange(len(groups))
         for i, mk in enumerate(maskings):
-            rows = [p[(p["split"] == s) & (p["method"] == m) & (p["masking"] == mk)]
-                    for s, m in groups]
+            rows = [
+                p[(p["split"] == s) & (p["method"] == m) & (p["masking"] == mk)] for s, m in groups
+            ]
             mean = [r["mean"].iloc[0] if len(r) else np.nan for r in rows]
             std = [r["std"].iloc[0] if len(r) else np.nan for r in rows]
             # no bar for a single replicate: a zero-length bar would claim no spread
-            ax.bar(x + i * width, mean, width, capsize=3, color=_COLOURS[i % len(_COLOURS)],
-                   yerr=std if np.isfinite(std).any() else None, label=f"masking={mk}")
+            ax.bar(
+                x + i * width,
+                mean,
+                width,
+                capsize=3,
+                color=_COLOURS[i % len(_COLOURS)],
+                yerr=std if np.isfinite(std).any() else None,
+                label=f"masking={mk}",
+            )
         ax.set_xticks(x + width * (len(maskings) - 1) / 2, labels, fontsize=7)
-        ax.set(ylabel=metric, title=f"{_title(ds, proto)}: with vs without masking\n"
-                                    f"{_sample_text(p)}")
+        ax.set(
+            ylabel=metric, title=f"{_title(ds, proto)}: with vs without masking\n{_sample_text(p)}"
+        )
         _legend(ax)
         paths.append(_save(fig, plot_dir / f"masking__{_slug(ds, proto)}.png"))
     return paths
 
 
-def heatmaps(summary: pd.DataFrame, plot_dir: Path, notes: list[str] | None = None
-             ) -> list[Path]:
+def heatmaps(summary: pd.DataFrame, plot_dir: Path, notes: list[str] | None = None) -> list[Path]:
     """Per protocol, the mean of its headline metric (the first of ``HEADLINE_METRICS`` the
     results have, else the first metric by name) for every method (rows) on every dataset and
     setting (columns, with their items per run and seeds), written in each cell; grey where a
@@ -328,35 +422,50 @@ def heatmaps(summary: pd.DataFrame, plot_dir: Path, notes: list[str] | None = No
     paths = []
     for proto, part in summary.groupby("protocol", sort=True):
         present = set(part["metric"])
-        metric = next((m for m in HEADLINE_METRICS.get(proto, []) if m in present),
-                      min(present))
+        metric = next((m for m in HEADLINE_METRICS.get(proto, []) if m in present), min(present))
         p = part[part["metric"] == metric]
         if _flat(p["mean"]):
             _not_drawn(notes, f"heatmap {proto}", f"{metric} {p['mean'].iloc[0]:g}")
             continue
-        columns = sorted({(d, s) for d, s in zip(p["dataset"], p["setting"], strict=True)},
-                         key=lambda c: (c[0], _natural(c[1])))
+        columns = sorted(
+            {(d, s) for d, s in zip(p["dataset"], p["setting"], strict=True)},
+            key=lambda c: (c[0], _natural(c[1])),
+        )
         methods = sorted(p["method"].unique())
         scale = 100.0 if proto in PERCENT_PROTOCOLS else 1.0
         grid = np.full((len(methods), len(columns)), np.nan)
         for r in p.itertuples():
             grid[methods.index(r.method), columns.index((r.dataset, r.setting))] = scale * r.mean
         # one line per setting key, so that the labels stay horizontal and short
-        labels = ["\n".join([d, *[f"{k}={v}" for k, v in json.loads(s).items()],
-                             _sample_text(p[(p["dataset"] == d) & (p["setting"] == s)])])
-                  for d, s in columns]
+        labels = [
+            "\n".join(
+                [
+                    d,
+                    *[f"{k}={v}" for k, v in json.loads(s).items()],
+                    _sample_text(p[(p["dataset"] == d) & (p["setting"] == s)]),
+                ]
+            )
+            for d, s in columns
+        ]
         plt = _pyplot()
-        fig, ax = plt.subplots(figsize=(1.8 + _label_width(labels) * len(columns),
-                                        1.0 + 0.32 * len(methods)))
+        fig, ax = plt.subplots(
+            figsize=(1.8 + _label_width(labels) * len(columns), 1.0 + 0.32 * len(methods))
+        )
         ax.set_facecolor("#d9d9d9")
         im = ax.imshow(np.ma.masked_invalid(grid), cmap="viridis", aspect="auto")
         lo, hi = np.nanmin(grid), np.nanmax(grid)
         for (i, j), v in np.ndenumerate(grid):
             if np.isfinite(v):
                 # dark text on the light (high) end of viridis, light text on the dark end
-                ax.text(j, i, f"{v:.1f}" if scale != 1.0 else f"{v:.2f}", ha="center",
-                        va="center", fontsize=7,
-                        color="black" if v > lo + 0.6 * (hi - lo) else "white")
+                ax.text(
+                    j,
+                    i,
+                    f"{v:.1f}" if scale != 1.0 else f"{v:.2f}",
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color="black" if v > lo + 0.6 * (hi - lo) else "white",
+                )
         ax.set_yticks(range(len(methods)), methods, fontsize=8)
         ax.set_xticks(range(len(columns)), labels, fontsize=7)
         unit = " (%)" if scale != 1.0 else ""
@@ -367,8 +476,13 @@ def heatmaps(summary: pd.DataFrame, plot_dir: Path, notes: list[str] | None = No
     return paths
 
 
-def make_plots(out_dir: str | Path, table: pd.DataFrame, summary: pd.DataFrame,
-               keys: set[str] | None = None, notes: list[str] | None = None) -> list[Path]:
+def make_plots(
+    out_dir: str | Path,
+    table: pd.DataFrame,
+    summary: pd.DataFrame,
+    keys: set[str] | None = None,
+    notes: list[str] | None = None,
+) -> list[Path]:
     """Every plot the run's data allows (cells of ``keys`` only, if given), under
     ``<out>/plots/``; ``summary`` is :func:`experiments.report.summarise` of ``table``.
     ``notes``, when given, receives one line per plot not drawn and why.
@@ -387,7 +501,10 @@ def make_plots(out_dir: str | Path, table: pd.DataFrame, summary: pd.DataFrame,
         return []
     plot_dir = Path(out_dir) / "plots"
     styles = method_styles(table["method"])
-    return [*roc_curves(out_dir, plot_dir, keys, styles=styles),
-            *rank_at_k_curves(summary, plot_dir, styles=styles, notes=notes),
-            *rank_vs_authors(summary, plot_dir, styles=styles, notes=notes),
-            *masking_bars(summary, plot_dir, notes=notes), *heatmaps(summary, plot_dir, notes)]
+    return [
+        *roc_curves(out_dir, plot_dir, keys, styles=styles),
+        *rank_at_k_curves(summary, plot_dir, styles=styles, notes=notes),
+        *rank_vs_authors(summary, plot_dir, styles=styles, notes=notes),
+        *masking_bars(summary, plot_dir, notes=notes),
+        *heatmaps(summary, plot_dir, notes),
+    ]

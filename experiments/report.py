@@ -26,28 +26,62 @@ from experiments.methods import method_label
 from experiments.operating_points import operating_points
 from stylo.metrics.aggregate import mean_std
 
-__all__ = ["HEADLINE_METRICS", "PUBLISHED_DIR", "SMALL_SAMPLE", "collect", "leaderboard",
-           "load_published", "manifest", "position_bias", "replicates", "summarise",
-           "write_report", "write_tables"]
+__all__ = [
+    "HEADLINE_METRICS",
+    "PUBLISHED_DIR",
+    "SMALL_SAMPLE",
+    "collect",
+    "leaderboard",
+    "load_published",
+    "manifest",
+    "position_bias",
+    "replicates",
+    "summarise",
+    "write_report",
+    "write_tables",
+]
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 # package data of stylo, so a non-editable install finds it too
 PUBLISHED_DIR = Path(stylo.__file__).resolve().parent / "resources" / "published"
 
 _SUMMARY_KEYS = ["dataset", "protocol", "setting", "method", "metric"]
-TABLE_COLUMNS = ["dataset", "protocol", "setting", "method", "seed", "group", "metric", "value",
-                 "n", "runtime", "key"]
+TABLE_COLUMNS = [
+    "dataset",
+    "protocol",
+    "setting",
+    "method",
+    "seed",
+    "group",
+    "metric",
+    "value",
+    "n",
+    "runtime",
+    "key",
+]
 
 #: the columns each protocol's table shows, in the papers' order; others show every metric
 HEADLINE_METRICS = {
     "aidbench_one_to_one": ["accuracy", "precision", "recall", "auc", "overall"],
     "aidbench_one_to_two": ["accuracy"],
-    "aidbench_one_to_many": ["rank@1", "rank@3", "rank@5", "precision@1", "precision@3",
-                             "precision@5", "mrr"],
+    "aidbench_one_to_many": [
+        "rank@1",
+        "rank@3",
+        "rank@5",
+        "precision@1",
+        "precision@3",
+        "precision@5",
+        "mrr",
+    ],
     "pan_verification": ["auc", "c@1", "F1", "f_05_u", "brier", "overall", "auc*c@1"],
     "rethinking_av": ["auc", "c@1", "F1", "overall"],
-    "cdaa_attribution": ["macro_f1", "accuracy", "macro_f1_no_reject", "accuracy_no_reject",
-                         "unknown_share"],
+    "cdaa_attribution": [
+        "macro_f1",
+        "accuracy",
+        "macro_f1_no_reject",
+        "accuracy_no_reject",
+        "unknown_share",
+    ],
     "closed_attribution": ["accuracy", "macro_f1"],
 }
 #: protocols whose papers report percentages
@@ -57,37 +91,63 @@ PERCENT_PROTOCOLS = {"aidbench_one_to_one", "aidbench_one_to_two", "aidbench_one
 #: between the methods and the published figures
 SMALL_SAMPLE = 100
 
-_PACKAGES = ["stylo", "numpy", "scipy", "scikit-learn", "numba", "pandas", "joblib", "pyarrow",
-             "matplotlib", "tqdm", "dask", "distributed", "zstandard", "nltk"]
+_PACKAGES = [
+    "stylo",
+    "numpy",
+    "scipy",
+    "scikit-learn",
+    "numba",
+    "pandas",
+    "joblib",
+    "pyarrow",
+    "matplotlib",
+    "tqdm",
+    "dask",
+    "distributed",
+    "zstandard",
+    "nltk",
+]
 
 
-def collect(out_dir: str | Path, keys: set[str] | None = None
-            ) -> tuple[pd.DataFrame, pd.DataFrame]:
+def collect(out_dir: str | Path, keys: set[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The tidy results table and a table of failed cells (key, spec columns, error), from
     every stored cell or only those of ``keys``."""
     rows, failures = [], []
     for rec in CellStore(out_dir).records(keys):
         spec = rec["spec"]
         # a masking shows as a setting key, so tables and plots compare with and without it
-        setting = {**spec["setting"], **({"masking": spec["masking"]} if "masking" in spec
-                                         else {})}
-        base = {"dataset": spec["dataset"], "protocol": spec["protocol"],
-                "setting": json.dumps(setting, sort_keys=True),
-                "method": method_label(spec["method"], spec.get("method_options", {}),
-                                       spec.get("method_params")),
-                "seed": spec["seed"], "key": rec["key"]}
+        setting = {**spec["setting"], **({"masking": spec["masking"]} if "masking" in spec else {})}
+        base = {
+            "dataset": spec["dataset"],
+            "protocol": spec["protocol"],
+            "setting": json.dumps(setting, sort_keys=True),
+            "method": method_label(
+                spec["method"], spec.get("method_options", {}), spec.get("method_params")
+            ),
+            "seed": spec["seed"],
+            "key": rec["key"],
+        }
         if rec.get("status") != "ok":
-            failures.append({**base, "error": rec.get("error", ""),
-                             "traceback": rec.get("traceback", "")})
+            failures.append(
+                {**base, "error": rec.get("error", ""), "traceback": rec.get("traceback", "")}
+            )
             continue
         for r in rec["rows"]:
-            rows.append({**base, "group": str(r.get("group", "all")), "metric": r["metric"],
-                         "value": r["value"], "n": r.get("n"), "runtime": rec.get("runtime")})
+            rows.append(
+                {
+                    **base,
+                    "group": str(r.get("group", "all")),
+                    "metric": r["metric"],
+                    "value": r["value"],
+                    "n": r.get("n"),
+                    "runtime": rec.get("runtime"),
+                }
+            )
     table = pd.DataFrame(rows, columns=TABLE_COLUMNS)
-    table = table.sort_values(["dataset", "protocol", "setting", "method", "seed", "group",
-                               "metric"], kind="mergesort").reset_index(drop=True)
-    return table, pd.DataFrame(failures, columns=[*TABLE_COLUMNS[:5], "key", "error",
-                                                  "traceback"])
+    table = table.sort_values(
+        ["dataset", "protocol", "setting", "method", "seed", "group", "metric"], kind="mergesort"
+    ).reset_index(drop=True)
+    return table, pd.DataFrame(failures, columns=[*TABLE_COLUMNS[:5], "key", "error", "traceback"])
 
 
 def write_tables(table: pd.DataFrame, out_dir: str | Path) -> list[Path]:
@@ -105,16 +165,19 @@ def write_tables(table: pd.DataFrame, out_dir: str | Path) -> list[Path]:
 
 def _git_commit() -> dict:
     def git(*args):
-        return subprocess.run(["git", *args], cwd=REPO_ROOT, capture_output=True, text=True,
-                              timeout=10).stdout.strip()
+        return subprocess.run(
+            ["git", *args], cwd=REPO_ROOT, capture_output=True, text=True, timeout=10
+        ).stdout.strip()
+
     try:
         return {"commit": git("rev-parse", "HEAD"), "dirty": bool(git("status", "--porcelain"))}
     except (OSError, subprocess.SubprocessError):
         return {"commit": None, "dirty": None}
 
 
-def manifest(argv: list[str], started: str, finished: str, machine: dict, summary: dict,
-             skipped: list[str]) -> dict:
+def manifest(
+    argv: list[str], started: str, finished: str, machine: dict, summary: dict, skipped: list[str]
+) -> dict:
     """What produced the results: code version, packages, command, machine, times, counts."""
     versions = {}
     for pkg in _PACKAGES:
@@ -122,35 +185,51 @@ def manifest(argv: list[str], started: str, finished: str, machine: dict, summar
             versions[pkg] = metadata.version(pkg)
         except metadata.PackageNotFoundError:
             versions[pkg] = None
-    return {"git": _git_commit(), "packages": versions,
-            "command": [Path(sys.executable).name, "-m", "experiments.run_all", *argv],
-            "machine": machine, "started": started, "finished": finished,
-            "summary": summary, "skipped": skipped}
+    return {
+        "git": _git_commit(),
+        "packages": versions,
+        "command": [Path(sys.executable).name, "-m", "experiments.run_all", *argv],
+        "machine": machine,
+        "started": started,
+        "finished": finished,
+        "summary": summary,
+        "skipped": skipped,
+    }
 
 
 def replicates(table: pd.DataFrame) -> pd.DataFrame:
     """The rows that are replicates: per cell and metric, the per-group rows when a protocol
     reports groups (its ``"all"`` row is their aggregate, not one more replicate), else the
     ``"all"`` row."""
-    has_groups = (table["group"] != "all").groupby([table["key"], table["metric"]]
-                                                   ).transform("any")
+    has_groups = (table["group"] != "all").groupby([table["key"], table["metric"]]).transform("any")
     return table[~(has_groups & (table["group"] == "all"))]
 
 
 def _mean_std(table: pd.DataFrame, percent: bool = False) -> pd.DataFrame:
-    return mean_std(replicates(table), over=["seed", "group"], by=_SUMMARY_KEYS, ddof=1,
-                    percent=percent, digits=1 if percent else 3)
+    return mean_std(
+        replicates(table),
+        over=["seed", "group"],
+        by=_SUMMARY_KEYS,
+        ddof=1,
+        percent=percent,
+        digits=1 if percent else 3,
+    )
 
 
 def _sample_sizes(table: pd.DataFrame) -> pd.DataFrame:
     """``n``, the items one run scored (texts, triplets, queries, pairs or problems: the sum of
     the replicates' ``n``, the fewest over seeds; missing when a protocol gives none), and
     ``seeds``, the runs, per dataset x protocol x setting x method x metric."""
-    per_run = replicates(table).assign(n=lambda t: pd.to_numeric(t["n"])).groupby(
-        [*_SUMMARY_KEYS, "seed"])["n"].sum(min_count=1)
+    per_run = (
+        replicates(table)
+        .assign(n=lambda t: pd.to_numeric(t["n"]))
+        .groupby([*_SUMMARY_KEYS, "seed"])["n"]
+        .sum(min_count=1)
+    )
     out = per_run.groupby(_SUMMARY_KEYS).agg(["min", "size"]).reset_index()
-    return out.rename(columns={"min": "n", "size": "seeds"}).astype({"n": "Int64",
-                                                                      "seeds": "Int64"})
+    return out.rename(columns={"min": "n", "size": "seeds"}).astype(
+        {"n": "Int64", "seeds": "Int64"}
+    )
 
 
 def summarise(table: pd.DataFrame) -> pd.DataFrame:
@@ -181,8 +260,10 @@ def _setting_label(setting: str) -> str:
 
 def _natural(setting: str) -> tuple:
     """Sort key of a setting: numbers by value (2 < 5 < 10), other values as text."""
-    return tuple((k, (0, v, "") if isinstance(v, (int, float)) else (1, 0, str(v)))
-                 for k, v in sorted(json.loads(setting).items()))
+    return tuple(
+        (k, (0, v, "") if isinstance(v, (int, float)) else (1, 0, str(v)))
+        for k, v in sorted(json.loads(setting).items())
+    )
 
 
 def _markdown(frame: pd.DataFrame) -> str:
@@ -204,16 +285,30 @@ def protocol_tables(table: pd.DataFrame) -> dict[str, str]:
     for proto, rows in table.groupby("protocol", sort=True):
         part = _mean_std(rows, percent=proto in PERCENT_PROTOCOLS)
         wanted = HEADLINE_METRICS.get(proto)
-        metrics = [m for m in (wanted or sorted(part["metric"].unique()))
-                   if m in set(part["metric"])]
-        wide = part.pivot_table(index=index, columns="metric", values="formatted",
-                                aggfunc="first").reset_index()
+        metrics = [
+            m for m in (wanted or sorted(part["metric"].unique())) if m in set(part["metric"])
+        ]
+        wide = part.pivot_table(
+            index=index, columns="metric", values="formatted", aggfunc="first"
+        ).reset_index()
         sizes = _sample_sizes(rows)
-        sizes = sizes[sizes["metric"].isin(metrics)].groupby(index).agg(
-            n=("n", "min"), seeds=("seeds", "max")).reset_index()
+        sizes = (
+            sizes[sizes["metric"].isin(metrics)]
+            .groupby(index)
+            .agg(n=("n", "min"), seeds=("seeds", "max"))
+            .reset_index()
+        )
         wide = wide.merge(sizes, on=index, how="left")
-        wide = wide.iloc[sorted(range(len(wide)), key=lambda i: (
-            wide["dataset"].iloc[i], _natural(wide["setting"].iloc[i]), wide["method"].iloc[i]))]
+        wide = wide.iloc[
+            sorted(
+                range(len(wide)),
+                key=lambda i: (
+                    wide["dataset"].iloc[i],
+                    _natural(wide["setting"].iloc[i]),
+                    wide["method"].iloc[i],
+                ),
+            )
+        ]
         wide["setting"] = wide["setting"].map(_setting_label)
         columns = [*index, "n", "seeds", *metrics]
         small = wide["n"].map(_small)
@@ -232,15 +327,23 @@ def position_bias(summary: pd.DataFrame) -> pd.DataFrame:
     if rows.empty:
         return pd.DataFrame()
     ties = summary[summary["metric"] == "tie_rate"].set_index(
-        ["dataset", "protocol", "setting", "method"])["mean"]
+        ["dataset", "protocol", "setting", "method"]
+    )["mean"]
     out = []
     for r in rows.itertuples():
         tie = ties.get((r.dataset, r.protocol, r.setting, r.method), np.nan)
-        out.append({"dataset": r.dataset, "protocol": r.protocol,
-                    "setting": _setting_label(r.setting), "method": r.method,
-                    "first candidate %": round(100 * r.mean, 1),
-                    "ties %": "" if pd.isna(tie) else round(100 * tie, 1),
-                    "n": r.n, "seeds": r.seeds})
+        out.append(
+            {
+                "dataset": r.dataset,
+                "protocol": r.protocol,
+                "setting": _setting_label(r.setting),
+                "method": r.method,
+                "first candidate %": round(100 * r.mean, 1),
+                "ties %": "" if pd.isna(tie) else round(100 * tie, 1),
+                "n": r.n,
+                "seeds": r.seeds,
+            }
+        )
     return pd.DataFrame(out).astype({"n": "Int64", "seeds": "Int64"})
 
 
@@ -250,14 +353,17 @@ def load_published(folder: str | Path = PUBLISHED_DIR) -> pd.DataFrame:
     :func:`_stylo_names`); a figure that two files give is kept from the first file, by name
     (``aidbench.csv``, curated, before ``aidbench_tables.csv``, the papers' tables as
     printed)."""
-    frames = [_stylo_names(pd.read_csv(p, keep_default_na=False, dtype=str))
-              for p in sorted(Path(folder).glob("*.csv"))]
+    frames = [
+        _stylo_names(pd.read_csv(p, keep_default_na=False, dtype=str))
+        for p in sorted(Path(folder).glob("*.csv"))
+    ]
     if not frames:
         return pd.DataFrame()
     out = pd.concat(frames, ignore_index=True)
     out = out[out["protocol"] != ""]
     key = out[["table", "dataset", "protocol", "setting", "metric"]].assign(
-        method=out["method"].str.lower())
+        method=out["method"].str.lower()
+    )
     out = out[~key.duplicated()].reset_index(drop=True)
     out["value"] = pd.to_numeric(out["value"].str.replace(",", ""), errors="coerce")
     out["std"] = pd.to_numeric(out["std"], errors="coerce")
@@ -266,8 +372,10 @@ def load_published(folder: str | Path = PUBLISHED_DIR) -> pd.DataFrame:
 
 #: the papers' corpus names -> (stylo's dataset, setting items that select the same texts):
 #: our mlpapers stands in for AIDBench's arXiv cs.LG papers, all authors or first authors
-_PUBLISHED_DATASETS = {"research_papers": ("mlpapers", {"first_author": False}),
-                       "research_papers_first_author": ("mlpapers", {"first_author": True})}
+_PUBLISHED_DATASETS = {
+    "research_papers": ("mlpapers", {"first_author": False}),
+    "research_papers_first_author": ("mlpapers", {"first_author": True}),
+}
 
 
 def _stylo_names(frame: pd.DataFrame) -> pd.DataFrame:
@@ -293,8 +401,10 @@ def _stylo_names(frame: pd.DataFrame) -> pd.DataFrame:
             setting["mix"] = f"{setting.pop('pos')}/{setting.pop('neg')}"
         if protocol == "aidbench_rag":
             protocol = "aidbench_one_to_many"
-            setting["pool_size"], setting["keep"] = setting.pop("candidates"), \
-                setting.pop("filter_to")
+            setting["pool_size"], setting["keep"] = (
+                setting.pop("candidates"),
+                setting.pop("filter_to"),
+            )
         if protocol == "aidbench_one_to_two":
             setting.pop("candidates", None)
         if protocol == "aidbench_ablation":
@@ -302,8 +412,15 @@ def _stylo_names(frame: pd.DataFrame) -> pd.DataFrame:
         method = r["method"]
         if "prompt" in setting:
             method = f"{method} ({setting.pop('prompt')} prompt)"
-        rows.append({**r, "dataset": dataset, "protocol": protocol, "method": method,
-                     "setting": json.dumps(setting, sort_keys=True)})
+        rows.append(
+            {
+                **r,
+                "dataset": dataset,
+                "protocol": protocol,
+                "method": method,
+                "setting": json.dumps(setting, sort_keys=True),
+            }
+        )
     return pd.DataFrame(rows, columns=[*frame.columns]) if rows else frame
 
 
@@ -327,99 +444,172 @@ def leaderboard(summary: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
     for (ds, proto, setting, metric), pub in published.groupby(keys, sort=False):
         percent = (pub["unit"] == "percent").all()
         scale = 100.0 if percent else 1.0
-        block = [{"system": r.method, "value": r.value, "std": r.std, "n": pd.NA,
-                  "seeds": pd.NA, "source": f"{r.source} {r.table}".strip(),
-                  "note": f"{r.verified}: {r.note}" if r.note else r.verified}
-                 for r in pub.itertuples()]
-        ours = summary[(summary["dataset"] == ds) & (summary["protocol"] == proto)
-                       & (summary["metric"] == metric)]
+        block = [
+            {
+                "system": r.method,
+                "value": r.value,
+                "std": r.std,
+                "n": pd.NA,
+                "seeds": pd.NA,
+                "source": f"{r.source} {r.table}".strip(),
+                "note": f"{r.verified}: {r.note}" if r.note else r.verified,
+            }
+            for r in pub.itertuples()
+        ]
+        ours = summary[
+            (summary["dataset"] == ds)
+            & (summary["protocol"] == proto)
+            & (summary["metric"] == metric)
+        ]
         ours = ours[[_matches(setting, s) for s in ours["setting"]]]
         if ours.empty:
             continue
         for r in ours.itertuples():
-            label = "" if json.loads(r.setting) == json.loads(setting or "{}") else \
-                f" [{_setting_label(r.setting)}]"
-            block.append({"system": f"stylo: {r.method}{label}", "value": scale * r.mean,
-                          "std": scale * r.std, "n": r.n, "seeds": r.seeds,
-                          "source": "this run",
-                          "note": f"small sample (n < {SMALL_SAMPLE})" if _small(r.n) else ""})
+            label = (
+                ""
+                if json.loads(r.setting) == json.loads(setting or "{}")
+                else f" [{_setting_label(r.setting)}]"
+            )
+            block.append(
+                {
+                    "system": f"stylo: {r.method}{label}",
+                    "value": scale * r.mean,
+                    "std": scale * r.std,
+                    "n": r.n,
+                    "seeds": r.seeds,
+                    "source": "this run",
+                    "note": f"small sample (n < {SMALL_SAMPLE})" if _small(r.n) else "",
+                }
+            )
         # best first; PAN's "brier" is the complement 1 - Brier, higher is better too
         block.sort(key=lambda b: -b["value"])
         for b in block:
-            rows.append({"dataset": ds, "protocol": proto,
-                         "setting": _setting_label(setting or "{}"), "metric": metric,
-                         "unit": "percent" if percent else "fraction", **b})
-    return pd.DataFrame(rows).astype({"n": "Int64", "seeds": "Int64"}) if rows else \
-        pd.DataFrame()
+            rows.append(
+                {
+                    "dataset": ds,
+                    "protocol": proto,
+                    "setting": _setting_label(setting or "{}"),
+                    "metric": metric,
+                    "unit": "percent" if percent else "fraction",
+                    **b,
+                }
+            )
+    return pd.DataFrame(rows).astype({"n": "Int64", "seeds": "Int64"}) if rows else pd.DataFrame()
 
 
 def _leaderboard_markdown(board: pd.DataFrame) -> str:
     if board.empty:
         return "_No result of this run has a published counterpart._"
     digits = np.where(board["unit"] == "percent", 1, 3)
-    shown = board.assign(value=[f"{v:.{d}f}" for v, d in zip(board["value"], digits,
-                                                             strict=True)],
-                         std=["" if pd.isna(s) else f"{s:.{d}f}"
-                              for s, d in zip(board["std"], digits, strict=True)])
-    return _markdown(shown[["dataset", "protocol", "setting", "metric", "system", "value", "std",
-                            "n", "seeds", "source", "note"]])
+    shown = board.assign(
+        value=[f"{v:.{d}f}" for v, d in zip(board["value"], digits, strict=True)],
+        std=["" if pd.isna(s) else f"{s:.{d}f}" for s, d in zip(board["std"], digits, strict=True)],
+    )
+    return _markdown(
+        shown[
+            [
+                "dataset",
+                "protocol",
+                "setting",
+                "metric",
+                "system",
+                "value",
+                "std",
+                "n",
+                "seeds",
+                "source",
+                "note",
+            ]
+        ]
+    )
 
 
-def write_report(out_dir: str | Path, table: pd.DataFrame, summary: pd.DataFrame,
-                 failures: pd.DataFrame, info: dict, published: pd.DataFrame | None = None,
-                 plots: list[Path] | None = None, plot_notes: list[str] | None = None) -> Path:
+def write_report(
+    out_dir: str | Path,
+    table: pd.DataFrame,
+    summary: pd.DataFrame,
+    failures: pd.DataFrame,
+    info: dict,
+    published: pd.DataFrame | None = None,
+    plots: list[Path] | None = None,
+    plot_notes: list[str] | None = None,
+) -> Path:
     """Write ``REPORT.md`` and return its path; ``summary`` is :func:`summarise` of ``table``;
     ``plot_notes`` (from :func:`experiments.plots.make_plots`) say which plots were not drawn
     and why."""
     out = Path(out_dir)
     published = load_published() if published is None else published
     s = info.get("summary", {})
-    lines = ["# stylo reference results", "",
-             f"Command: `{' '.join(info.get('command', []))}`  ",
-             f"Commit: `{info.get('git', {}).get('commit')}`"
-             f"{' (uncommitted changes)' if info.get('git', {}).get('dirty') else ''}  ",
-             f"Machine: {info.get('machine', {}).get('platform')}, "
-             f"{info.get('machine', {}).get('cpus')} CPUs  ",
-             f"Started {info.get('started')}, finished {info.get('finished')}  ",
-             f"Cells: {s.get('total', '?')} in the grid, {s.get('already_done', '?')} reused, "
-             f"{s.get('computed', '?')} computed, {len(failures)} failed{_not_run(s)}.", "",
-             "Values are mean ± std (sample std, n-1) over groups and seeds; AIDBench protocols in "
-             "percent, PAN protocols as fractions. `n`: items one run scored (texts, triplets, "
-             "queries, pairs or problems; the fewest over seeds), `seeds`: runs. "
-             f"\"small sample\": n < {SMALL_SAMPLE}, where the 95% interval of a proportion "
-             "near 50% is wider than ±10 points.", ""]
+    lines = [
+        "# stylo reference results",
+        "",
+        f"Command: `{' '.join(info.get('command', []))}`  ",
+        f"Commit: `{info.get('git', {}).get('commit')}`"
+        f"{' (uncommitted changes)' if info.get('git', {}).get('dirty') else ''}  ",
+        f"Machine: {info.get('machine', {}).get('platform')}, "
+        f"{info.get('machine', {}).get('cpus')} CPUs  ",
+        f"Started {info.get('started')}, finished {info.get('finished')}  ",
+        f"Cells: {s.get('total', '?')} in the grid, {s.get('already_done', '?')} reused, "
+        f"{s.get('computed', '?')} computed, {len(failures)} failed{_not_run(s)}.",
+        "",
+        "Values are mean ± std (sample std, n-1) over groups and seeds; AIDBench protocols in "
+        "percent, PAN protocols as fractions. `n`: items one run scored (texts, triplets, "
+        "queries, pairs or problems; the fewest over seeds), `seeds`: runs. "
+        f'"small sample": n < {SMALL_SAMPLE}, where the 95% interval of a proportion '
+        "near 50% is wider than ±10 points.",
+        "",
+    ]
     if info.get("skipped"):
         lines += ["## Skipped", "", *[f"- {m}" for m in info["skipped"]], ""]
-    lines += ["## Leaderboard beside published numbers", "",
-              "Published rows come from `stylo/resources/published/*.csv` (source and table "
-              "per row; "
-              "`verified`: closed form = recomputed exactly, measured = run on this platform, "
-              "quoted = copied from the cited paper as given in the project's issues).", "",
-              _leaderboard_markdown(leaderboard(summary, published)), ""]
+    lines += [
+        "## Leaderboard beside published numbers",
+        "",
+        "Published rows come from `stylo/resources/published/*.csv` (source and table "
+        "per row; "
+        "`verified`: closed form = recomputed exactly, measured = run on this platform, "
+        "quoted = copied from the cited paper as given in the project's issues).",
+        "",
+        _leaderboard_markdown(leaderboard(summary, published)),
+        "",
+    ]
     for proto, md in protocol_tables(table).items():
         lines += [f"## {proto}", "", md, ""]
     points = operating_points(out, table, published)
     if not points.empty:
-        lines += ["## One-to-one at the published operating point", "",
-                  "Our precision at GPT-4-Turbo's recall (a point on our precision-recall "
-                  "curve, from the stored per-pair scores) beside our precision and recall at "
-                  "our own threshold (score > 0.5, fitted on training pairs); percent, means "
-                  "over seeds.", "", _markdown(points), ""]
+        lines += [
+            "## One-to-one at the published operating point",
+            "",
+            "Our precision at GPT-4-Turbo's recall (a point on our precision-recall "
+            "curve, from the stored per-pair scores) beside our precision and recall at "
+            "our own threshold (score > 0.5, fitted on training pairs); percent, means "
+            "over seeds.",
+            "",
+            _markdown(points),
+            "",
+        ]
     bias = position_bias(summary)
     if not bias.empty:
-        lines += ["## Position bias", "",
-                  "How often a method's choice is the first candidate shown, whatever the "
-                  "truth: one-to-two puts the true candidate first in about half the triplets, "
-                  "one-to-many in random order (an unbiased method: about 50 % and about "
-                  "1 / candidates). A method that always names the first slot shows 100 % here "
-                  "while its accuracy looks like a coin's. `ties`: choices with equal scores "
-                  "(abstentions; for a both-orders method, the two orders disagreeing), so its "
-                  "agreement rate is 100 % minus ties.", "", _markdown(bias), ""]
+        lines += [
+            "## Position bias",
+            "",
+            "How often a method's choice is the first candidate shown, whatever the "
+            "truth: one-to-two puts the true candidate first in about half the triplets, "
+            "one-to-many in random order (an unbiased method: about 50 % and about "
+            "1 / candidates). A method that always names the first slot shows 100 % here "
+            "while its accuracy looks like a coin's. `ties`: choices with equal scores "
+            "(abstentions; for a both-orders method, the two orders disagreeing), so its "
+            "agreement rate is 100 % minus ties.",
+            "",
+            _markdown(bias),
+            "",
+        ]
     if len(failures):
         lines += ["## Failed cells", ""]
         for f in failures.itertuples():
-            lines += [f"- `{f.key}` {f.dataset} / {f.protocol} / {_setting_label(f.setting)} / "
-                      f"{f.method} / seed {f.seed}: {f.error}"]
+            lines += [
+                f"- `{f.key}` {f.dataset} / {f.protocol} / {_setting_label(f.setting)} / "
+                f"{f.method} / seed {f.seed}: {f.error}"
+            ]
         lines.append("")
     if plots or plot_notes:
         lines += ["## Plots", ""]

@@ -27,9 +27,9 @@ import json
 import os
 import sys
 import textwrap
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
 
 from baselines.registry import METHODS, MethodOptions, MethodSpec
 from experiments.grid import DatasetSpec, GridSpec, expand, full_grid, quick_grid
@@ -51,11 +51,13 @@ def _names(values: Sequence[str] | None) -> list[str] | None:
 
 def _at_least(minimum: int) -> Callable[[str], int]:
     """An argparse type: an integer not below ``minimum``."""
+
     def parse(text: str) -> int:
         value = int(text)  # a ValueError reads "invalid int value: 'TEXT'"
         if value < minimum:
             raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
         return value
+
     parse.__name__ = "int"
     return parse
 
@@ -72,6 +74,7 @@ def _registered_protocols() -> tuple[Mapping, str]:
 def _dataset_names() -> str:
     """The loadable registered datasets, with their sub-corpora, for ``--help``."""
     from stylo.datasets import registry
+
     try:
         entries = registry()
     except OSError as exc:
@@ -81,8 +84,9 @@ def _dataset_names() -> str:
         if entry["kind"] not in ("texts", "pairs"):  # metric fixtures, not loadable corpora
             continue
         subs = entry.get("subsets")
-        names.append(f"{name} (or one corpus: {', '.join(f'{name}/{s}' for s in subs)})"
-                     if subs else name)
+        names.append(
+            f"{name} (or one corpus: {', '.join(f'{name}/{s}' for s in subs)})" if subs else name
+        )
     return ", ".join(names)
 
 
@@ -92,41 +96,84 @@ def build_parser(protocols: Mapping | None = None) -> argparse.ArgumentParser:
     why = "none was given"
     if protocols is None:
         protocols, why = _registered_protocols()
-    epilog = "\n\n".join(textwrap.fill(text, width=99, subsequent_indent="  ") for text in [
-        f"protocols: {', '.join(sorted(protocols)) or 'none: ' + why}",
-        f"datasets: {_dataset_names()}"])
-    p = OneLineParser(prog="python -m experiments.run_all", description=__doc__, epilog=epilog,
-                      formatter_class=argparse.RawDescriptionHelpFormatter, name="run_all")
-    p.add_argument("--quick", action="store_true",
-                   help="small complete slice: every method and protocol, few samples")
-    p.add_argument("--datasets", nargs="+", metavar="NAME",
-                   help="dataset names (space or comma separated), e.g. imdb62 pan14_av/en_essays")
+    epilog = "\n\n".join(
+        textwrap.fill(text, width=99, subsequent_indent="  ")
+        for text in [
+            f"protocols: {', '.join(sorted(protocols)) or 'none: ' + why}",
+            f"datasets: {_dataset_names()}",
+        ]
+    )
+    p = OneLineParser(
+        prog="python -m experiments.run_all",
+        description=__doc__,
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        name="run_all",
+    )
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="small complete slice: every method and protocol, few samples",
+    )
+    p.add_argument(
+        "--datasets",
+        nargs="+",
+        metavar="NAME",
+        help="dataset names (space or comma separated), e.g. imdb62 pan14_av/en_essays",
+    )
     p.add_argument("--methods", nargs="+", metavar="NAME", help=f"from {sorted(METHODS)}")
     p.add_argument("--protocols", nargs="+", metavar="NAME", help="protocol names (see below)")
     p.add_argument("--seed", type=_at_least(0), default=0, help="base seed (default 0)")
     p.add_argument("--n-jobs", type=_at_least(1), default=1, help="parallel cells (default 1)")
     p.add_argument("--out", default="results", help="output folder (default results/)")
-    p.add_argument("--cache-dir", default=None,
-                   help="folder for method caches (LLM responses: <DIR>/llm_responses.sqlite; "
-                        "default $STYLO_LLM_CACHE or ~/.cache/stylo/)")
+    p.add_argument(
+        "--cache-dir",
+        default=None,
+        help="folder for method caches (LLM responses: <DIR>/llm_responses.sqlite; "
+        "default $STYLO_LLM_CACHE or ~/.cache/stylo/)",
+    )
     p.add_argument("--backend", choices=["loky", "dask"], default="loky")
-    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="dask.distributed scheduler address (with --backend dask); without it "
-                        "a LocalCluster on 127.0.0.1 is started")
-    p.add_argument("--llm-base-url", default=None,
-                   help="OpenAI-compatible server URL (e.g. http://127.0.0.1:8080/v1): every "
-                        "language-model method asks it instead of the local model")
+    p.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="dask.distributed scheduler address (with --backend dask); without it "
+        "a LocalCluster on 127.0.0.1 is started",
+    )
+    p.add_argument(
+        "--llm-base-url",
+        default=None,
+        help="OpenAI-compatible server URL (e.g. http://127.0.0.1:8080/v1): every "
+        "language-model method asks it instead of the local model",
+    )
     p.add_argument("--llm-model", default=None, help="model name on that server")
-    p.add_argument("--llm-api-key-env", default="OPENAI_API_KEY", metavar="VAR",
-                   help="environment variable holding the server's API key, read at call "
-                        "time and never stored (default OPENAI_API_KEY; unset: no key)")
-    p.add_argument("--llm-timeout", type=float, default=120.0, metavar="SECONDS",
-                   help="seconds to wait for one server response (default 120)")
-    p.add_argument("--llm-max-retries", type=_at_least(0), default=4, metavar="N",
-                   help="retries of a failed server call before it counts as failed "
-                        "(default 4)")
-    p.add_argument("--max-cells", type=_at_least(0), default=None,
-                   help="compute at most this many pending cells, then stop (rerun continues)")
+    p.add_argument(
+        "--llm-api-key-env",
+        default="OPENAI_API_KEY",
+        metavar="VAR",
+        help="environment variable holding the server's API key, read at call "
+        "time and never stored (default OPENAI_API_KEY; unset: no key)",
+    )
+    p.add_argument(
+        "--llm-timeout",
+        type=float,
+        default=120.0,
+        metavar="SECONDS",
+        help="seconds to wait for one server response (default 120)",
+    )
+    p.add_argument(
+        "--llm-max-retries",
+        type=_at_least(0),
+        default=4,
+        metavar="N",
+        help="retries of a failed server call before it counts as failed (default 4)",
+    )
+    p.add_argument(
+        "--max-cells",
+        type=_at_least(0),
+        default=None,
+        help="compute at most this many pending cells, then stop (rerun continues)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     return p
@@ -134,6 +181,7 @@ def build_parser(protocols: Mapping | None = None) -> argparse.ArgumentParser:
 
 def _default_loader() -> Callable:
     from stylo.datasets import load
+
     return load
 
 
@@ -169,21 +217,32 @@ def _not_in_grid(args, expansion) -> list[str]:
     """One line for each name given to --datasets, --methods or --protocols that is in no
     cell, saying why."""
     lines = []
-    for flag, kind in [("--datasets", "dataset"), ("--methods", "method"),
-                       ("--protocols", "protocol")]:
+    for flag, kind in [
+        ("--datasets", "dataset"),
+        ("--methods", "method"),
+        ("--protocols", "protocol"),
+    ]:
         used = {getattr(c, kind) for c in expansion.cells}
         for name in _names(getattr(args, flag[2:])) or []:
             if name not in used:
                 why = expansion.unavailable.get(
-                    f"{kind} {name}", "in no cell: it combines with none of the chosen "
-                                      "datasets, protocols and methods")
+                    f"{kind} {name}",
+                    "in no cell: it combines with none of the chosen "
+                    "datasets, protocols and methods",
+                )
                 lines.append(f"{flag} {name}: {why}")
     return lines
 
 
-def main(argv: Sequence[str] | None = None, *, protocols: Mapping | None = None,
-         loader: Callable | None = None, methods: Mapping[str, MethodSpec] | None = None,
-         maskings: Mapping[str, Callable] | None = None, grid: GridSpec | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    protocols: Mapping | None = None,
+    loader: Callable | None = None,
+    methods: Mapping[str, MethodSpec] | None = None,
+    maskings: Mapping[str, Callable] | None = None,
+    grid: GridSpec | None = None,
+) -> int:
     """Run the benchmark and return the exit code (see the module docstring); a usage problem
     raises SystemExit(2) after its line. ``protocols``, ``loader``, ``methods``, ``maskings``
     and ``grid`` replace the registered ones (tests use this with small stand-ins)."""
@@ -200,12 +259,20 @@ def main(argv: Sequence[str] | None = None, *, protocols: Mapping | None = None,
     if bool(args.llm_base_url) != bool(args.llm_model):
         print("run_all: --llm-base-url and --llm-model go together", file=sys.stderr)
         return 2
-    options = MethodOptions(llm_base_url=args.llm_base_url, llm_model=args.llm_model,
-                            llm_api_key_env=args.llm_api_key_env, llm_timeout=args.llm_timeout,
-                            llm_max_retries=args.llm_max_retries)
-    suite = Suite(protocols, _default_loader() if loader is None else loader,
-                  METHODS if methods is None else methods,
-                  MASKINGS if maskings is None else maskings, options)
+    options = MethodOptions(
+        llm_base_url=args.llm_base_url,
+        llm_model=args.llm_model,
+        llm_api_key_env=args.llm_api_key_env,
+        llm_timeout=args.llm_timeout,
+        llm_max_retries=args.llm_max_retries,
+    )
+    suite = Suite(
+        protocols,
+        _default_loader() if loader is None else loader,
+        METHODS if methods is None else methods,
+        MASKINGS if maskings is None else maskings,
+        options,
+    )
     if args.cache_dir:  # read where the backends are made, in the worker processes
         os.environ["STYLO_LLM_CACHE"] = str(Path(args.cache_dir) / "llm_responses.sqlite")
     if grid is None:
@@ -225,12 +292,21 @@ def main(argv: Sequence[str] | None = None, *, protocols: Mapping | None = None,
     out = Path(args.out)
     print(f"{len(expansion.cells)} cells -> {out}/cells/", file=sys.stderr)
     try:
-        summary = run(expansion.cells, out, suite, backend=args.backend, n_jobs=args.n_jobs,
-                      scheduler=args.scheduler, max_cells=args.max_cells,
-                      progress=not args.no_progress)
+        summary = run(
+            expansion.cells,
+            out,
+            suite,
+            backend=args.backend,
+            n_jobs=args.n_jobs,
+            scheduler=args.scheduler,
+            max_cells=args.max_cells,
+            progress=not args.no_progress,
+        )
     except KeyboardInterrupt:
-        print("run_all: interrupted; finished cells are stored, rerun the same command to "
-              "resume", file=sys.stderr)
+        print(
+            "run_all: interrupted; finished cells are stored, rerun the same command to resume",
+            file=sys.stderr,
+        )
         return 130
     print(summary, file=sys.stderr)
     keys = {c.key for c in expansion.cells}
@@ -238,16 +314,26 @@ def main(argv: Sequence[str] | None = None, *, protocols: Mapping | None = None,
     paths = write_tables(table, out)
     table_summary = summarise(table)
     plot_notes: list[str] = []
-    plots = [] if args.no_plots else make_plots(out, table, table_summary, keys=keys,
-                                                notes=plot_notes)
-    info = manifest(argv, started, datetime.now(timezone.utc).isoformat(), machine(),
-                    vars(summary), expansion.skipped)
-    (out / "manifest.json").write_text(json.dumps(info, indent=1, default=str),
-                                       encoding="utf-8")
-    report = write_report(out, table, table_summary, failures, info, plots=plots,
-                          plot_notes=plot_notes)
-    print(f"wrote {', '.join(str(p) for p in [*paths, out / 'manifest.json', report])} and "
-          f"{len(plots)} plot(s)", file=sys.stderr)
+    plots = (
+        [] if args.no_plots else make_plots(out, table, table_summary, keys=keys, notes=plot_notes)
+    )
+    info = manifest(
+        argv,
+        started,
+        datetime.now(timezone.utc).isoformat(),
+        machine(),
+        vars(summary),
+        expansion.skipped,
+    )
+    (out / "manifest.json").write_text(json.dumps(info, indent=1, default=str), encoding="utf-8")
+    report = write_report(
+        out, table, table_summary, failures, info, plots=plots, plot_notes=plot_notes
+    )
+    print(
+        f"wrote {', '.join(str(p) for p in [*paths, out / 'manifest.json', report])} and "
+        f"{len(plots)} plot(s)",
+        file=sys.stderr,
+    )
     if len(failures):
         print(f"run_all: {len(failures)} cell(s) failed; see {report}", file=sys.stderr)
         return 1

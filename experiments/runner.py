@@ -22,11 +22,11 @@ import socket
 import threading
 import time
 import traceback
+from collections.abc import Iterable
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterable
 
 import pandas as pd
 
@@ -44,24 +44,29 @@ _TRACEBACK_LINES = 25
 
 # -- worker side ---------------------------------------------------------------------------
 
+
 def _split_result(result: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame | None]:
     if not isinstance(result, pd.DataFrame):
-        raise TypeError(f"protocol.evaluate returned {type(result).__name__}, "
-                        f"expected a pandas DataFrame")
+        raise TypeError(
+            f"protocol.evaluate returned {type(result).__name__}, expected a pandas DataFrame"
+        )
     scores = result.attrs.get("scores")
     if "y_score" in result.columns:
         is_score = result["y_score"].notna()
         item_rows = result.loc[is_score].dropna(axis=1, how="all")
         scores = item_rows if scores is None else pd.concat([scores, item_rows])
-        result = result.loc[~is_score].drop(columns=[c for c in SCORE_COLUMNS
-                                                     if c in result.columns])
+        result = result.loc[~is_score].drop(
+            columns=[c for c in SCORE_COLUMNS if c in result.columns]
+        )
     missing = [c for c in METRIC_COLUMNS if c not in result.columns]
     if missing:
-        raise ValueError(f"protocol.evaluate result lacks column(s) {missing}; "
-                         f"it has {list(result.columns)}")
+        raise ValueError(
+            f"protocol.evaluate result lacks column(s) {missing}; it has {list(result.columns)}"
+        )
     if scores is not None:
-        scores = scores.drop(columns=[c for c in METRIC_COLUMNS if c in scores.columns
-                                      and c != "group"]).reset_index(drop=True)
+        scores = scores.drop(
+            columns=[c for c in METRIC_COLUMNS if c in scores.columns and c != "group"]
+        ).reset_index(drop=True)
         if "y_true" in scores.columns:
             scores["y_true"] = scores["y_true"].astype(bool)
     return result.reset_index(drop=True), scores
@@ -101,22 +106,31 @@ def _cell_progress(cell: Cell, progress_dir: str | None):
 
 
 def _started(cell: Cell) -> dict:
-    return {"key": cell.key, "spec": cell.spec(), "host": socket.gethostname(),
-            "pid": os.getpid(), "started": datetime.now(timezone.utc).isoformat()}
+    return {
+        "key": cell.key,
+        "spec": cell.spec(),
+        "host": socket.gethostname(),
+        "pid": os.getpid(),
+        "started": datetime.now(timezone.utc).isoformat(),
+    }
 
 
 def _failure(exc: Exception) -> dict:
     tb = traceback.format_exc().rstrip().splitlines()
-    return {"status": "failed", "error": f"{type(exc).__name__}: {exc}",
-            "traceback": "\n".join(tb[-_TRACEBACK_LINES:])}
+    return {
+        "status": "failed",
+        "error": f"{type(exc).__name__}: {exc}",
+        "traceback": "\n".join(tb[-_TRACEBACK_LINES:]),
+    }
 
 
 def _finished(record: dict) -> dict:
     return {**record, "finished": datetime.now(timezone.utc).isoformat()}
 
 
-def execute_cell(cell: Cell, protocol, task, suite: Suite, progress_dir: str | None = None
-                 ) -> tuple[dict, pd.DataFrame | None]:
+def execute_cell(
+    cell: Cell, protocol, task, suite: Suite, progress_dir: str | None = None
+) -> tuple[dict, pd.DataFrame | None]:
     """Run one cell on its sampled ``task`` (from :meth:`Suite.task`); never raises for an
     ordinary error (the record says ``failed``).
 
@@ -132,8 +146,12 @@ def execute_cell(cell: Cell, protocol, task, suite: Suite, progress_dir: str | N
         result = protocol.evaluate(suite.method(cell), task)
         runtime = time.perf_counter() - t0
         rows, scores = _split_result(result)
-        record.update(status="ok", rows=_jsonable_rows(rows), runtime=runtime,
-                      info=_safe_info(getattr(task, "info", {})))
+        record.update(
+            status="ok",
+            rows=_jsonable_rows(rows),
+            runtime=runtime,
+            info=_safe_info(getattr(task, "info", {})),
+        )
     except Exception as exc:  # recorded, so one bad cell does not stop the grid
         record.update(_failure(exc), runtime=time.perf_counter() - t0)
     finally:
@@ -141,8 +159,9 @@ def execute_cell(cell: Cell, protocol, task, suite: Suite, progress_dir: str | N
     return _finished(record), scores
 
 
-def execute_task(suite: Suite, cells: list[Cell], store_dir: str | None = None,
-                 progress_dir: str | None = None) -> list[tuple[dict, pd.DataFrame | None]]:
+def execute_task(
+    suite: Suite, cells: list[Cell], store_dir: str | None = None, progress_dir: str | None = None
+) -> list[tuple[dict, pd.DataFrame | None]]:
     """Load the data and sample the task of ``cells`` (cells of one ``task_key``) once, then
     run the cells in order; when the task cannot be made, every cell fails with that error.
 
@@ -177,6 +196,7 @@ def execute_task(suite: Suite, cells: list[Cell], store_dir: str | None = None,
 
 # -- client side ---------------------------------------------------------------------------
 
+
 @dataclass
 class RunSummary:
     """Counts of one ``run`` call: cells in the grid, found done, computed now, failed now,
@@ -190,14 +210,16 @@ class RunSummary:
     seconds: float
 
     def __str__(self) -> str:
-        return (f"{self.total} cells: {self.already_done} already done, {self.computed} computed "
-                f"({self.failed} failed), {self.not_run} not run; {self.seconds:.1f} s")
+        return (
+            f"{self.total} cells: {self.already_done} already done, {self.computed} computed "
+            f"({self.failed} failed), {self.not_run} not run; {self.seconds:.1f} s"
+        )
 
 
 def _loky_results(payloads: list[tuple], n_jobs: int) -> Iterable:
     from joblib import Parallel, delayed
-    par = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator_unordered",
-                   batch_size=1)
+
+    par = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator_unordered", batch_size=1)
     return par(delayed(execute_task)(*p) for p in payloads)
 
 
@@ -206,8 +228,9 @@ def dask_distributed():
     try:
         import dask.distributed
     except ImportError as exc:
-        raise RuntimeError(f"--backend dask needs dask.distributed ({exc}): "
-                           f"pip install 'stylo[dask]'") from exc
+        raise RuntimeError(
+            f"--backend dask needs dask.distributed ({exc}): pip install 'stylo[dask]'"
+        ) from exc
     return dask.distributed
 
 
@@ -217,13 +240,19 @@ def _dask_results(payloads: list[tuple], n_jobs: int, scheduler: str | None) -> 
     if scheduler:
         client = dd.Client(scheduler)
     else:
-        cluster = dd.LocalCluster(n_workers=max(1, n_jobs), threads_per_worker=1,
-                                  host="127.0.0.1", dashboard_address=None,
-                                  processes=True, silence_logs=40)
+        cluster = dd.LocalCluster(
+            n_workers=max(1, n_jobs),
+            threads_per_worker=1,
+            host="127.0.0.1",
+            dashboard_address=None,
+            processes=True,
+            silence_logs=40,
+        )
         client = dd.Client(cluster)
     try:
-        futures = [client.submit(execute_task, *p, pure=False, key=f"task-{p[1][0].key}")
-                   for p in payloads]
+        futures = [
+            client.submit(execute_task, *p, pure=False, key=f"task-{p[1][0].key}") for p in payloads
+        ]
         try:
             for fut in dd.as_completed(futures):
                 yield fut.result()
@@ -235,9 +264,17 @@ def _dask_results(payloads: list[tuple], n_jobs: int, scheduler: str | None) -> 
             cluster.close()
 
 
-def run(cells: list[Cell], out_dir: str | Path, suite: Suite, *, backend: str = "loky",
-        n_jobs: int = 1, scheduler: str | None = None, max_cells: int | None = None,
-        progress: bool = True) -> RunSummary:
+def run(
+    cells: list[Cell],
+    out_dir: str | Path,
+    suite: Suite,
+    *,
+    backend: str = "loky",
+    n_jobs: int = 1,
+    scheduler: str | None = None,
+    max_cells: int | None = None,
+    progress: bool = True,
+) -> RunSummary:
     """Compute every cell not already stored ``ok`` under ``out_dir`` with ``suite``'s
     protocols, data, methods and options, and store it.
 
@@ -256,7 +293,7 @@ def run(cells: list[Cell], out_dir: str | Path, suite: Suite, *, backend: str = 
             unique.append(c)
     pending = [c for c in unique if not store.is_done(c.key)]
     done_before = len(unique) - len(pending)
-    todo = pending if max_cells is None else pending[:max(0, max_cells)]
+    todo = pending if max_cells is None else pending[: max(0, max_cells)]
     tasks: dict[tuple, list[Cell]] = {}
     for c in todo:
         tasks.setdefault(c.task_key, []).append(c)
@@ -270,11 +307,17 @@ def run(cells: list[Cell], out_dir: str | Path, suite: Suite, *, backend: str = 
     payloads = [(suite, group, store_dir, progress_dir) for group in tasks.values()]
     computed = failed = 0
     if payloads:
-        results = (_dask_results(payloads, n_jobs, scheduler) if backend == "dask"
-                   else _loky_results(payloads, n_jobs))
+        results = (
+            _dask_results(payloads, n_jobs, scheduler)
+            if backend == "dask"
+            else _loky_results(payloads, n_jobs)
+        )
         from tqdm.auto import tqdm
-        with tqdm(total=len(todo), unit="cell", disable=not progress,
-                  desc="stylo grid") as bar, _showing_progress(bar, progress_dir):
+
+        with (
+            tqdm(total=len(todo), unit="cell", disable=not progress, desc="stylo grid") as bar,
+            _showing_progress(bar, progress_dir),
+        ):
             for task_results in results:
                 for record, scores in task_results:
                     if not record.get("stored"):
@@ -284,9 +327,14 @@ def run(cells: list[Cell], out_dir: str | Path, suite: Suite, *, backend: str = 
                 if failed:  # the postfix is the workers' progress, see _showing_progress
                     bar.set_description_str(f"stylo grid ({failed} failed)", refresh=False)
                 bar.update(len(task_results))
-    return RunSummary(total=len(unique), already_done=done_before, computed=computed,
-                      failed=failed, not_run=len(pending) - len(todo),
-                      seconds=time.perf_counter() - t0)
+    return RunSummary(
+        total=len(unique),
+        already_done=done_before,
+        computed=computed,
+        failed=failed,
+        not_run=len(pending) - len(todo),
+        seconds=time.perf_counter() - t0,
+    )
 
 
 @contextmanager
@@ -306,8 +354,7 @@ def _showing_progress(bar, progress_dir: str | None, every: float = 0.5):
                     doc = json.loads(path.read_text(encoding="utf-8"))
                 except (OSError, ValueError):  # finished and removed, or being replaced
                     continue
-                count = f" {doc['stage']} {doc['done']:,}/{doc['total']:,}" if doc["total"] \
-                    else ""
+                count = f" {doc['stage']} {doc['done']:,}/{doc['total']:,}" if doc["total"] else ""
                 notes.append(f"{doc['cell']}{count}")
             bar.set_postfix_str("; ".join(notes), refresh=True)
 
@@ -323,5 +370,9 @@ def _showing_progress(bar, progress_dir: str | None, every: float = 0.5):
 
 def machine() -> dict:
     """Where a run happened, for the manifest."""
-    return {"host": socket.gethostname(), "platform": platform.platform(),
-            "python": platform.python_version(), "cpus": os.cpu_count()}
+    return {
+        "host": socket.gethostname(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+    }

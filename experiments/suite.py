@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Mapping
+from typing import TYPE_CHECKING
 
 from baselines import registry
 from baselines.registry import DEFAULT_OPTIONS, MethodOptions, MethodSpec
@@ -44,8 +45,7 @@ class Suite:
     protocols: Mapping[str, object]
     loader: Callable
     methods: Mapping[str, MethodSpec] = field(default_factory=lambda: registry.METHODS)
-    maskings: Mapping[str, Callable[[Verifier], Verifier]] = field(
-        default_factory=lambda: MASKINGS)
+    maskings: Mapping[str, Callable[[Verifier], Verifier]] = field(default_factory=lambda: MASKINGS)
     options: MethodOptions = DEFAULT_OPTIONS
 
     def protocol(self, name: str, params: Mapping | None = None):
@@ -69,8 +69,9 @@ class Suite:
         """The protocol of ``cell`` (which evaluates its task) and its sampled task, which
         every cell of its ``task_key`` shares."""
         protocol = self.protocol(cell.protocol, cell.protocol_params)
-        return protocol, protocol.sample(self.data(cell.dataset, cell.load), dict(cell.setting),
-                                         int(cell.seed))
+        return protocol, protocol.sample(
+            self.data(cell.dataset, cell.load), dict(cell.setting), int(cell.seed)
+        )
 
     def factory(self, cell: Cell) -> Callable[[int, MethodOptions], Verifier]:
         """The factory of ``cell``'s method: the registered one, with the grid's parameters of

@@ -10,8 +10,8 @@ language, ...) travels with the texts through ``subset`` and sampling.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -100,13 +100,23 @@ class Corpus:
         self.frame = self.frame.reset_index(drop=True)
 
     @classmethod
-    def from_lists(cls, texts: Sequence[str], authors: Sequence[str], ids=None, topics=None,
-                   name: str = "corpus", **metadata) -> "Corpus":
+    def from_lists(
+        cls,
+        texts: Sequence[str],
+        authors: Sequence[str],
+        ids=None,
+        topics=None,
+        name: str = "corpus",
+        **metadata,
+    ) -> Corpus:
         """Build a corpus from parallel sequences (``ids`` default to ``"0", "1", ...``)."""
         if len(texts) != len(authors):
             raise ValueError(f"{len(texts)} texts but {len(authors)} authors")
-        data = {"id": [str(i) for i in (ids if ids is not None else range(len(texts)))],
-                "text": list(texts), "author": [str(a) for a in authors]}
+        data = {
+            "id": [str(i) for i in (ids if ids is not None else range(len(texts)))],
+            "text": list(texts),
+            "author": [str(a) for a in authors],
+        }
         if topics is not None:
             data["topic"] = list(topics)
         data.update({k: list(v) for k, v in metadata.items()})
@@ -116,8 +126,10 @@ class Corpus:
         return len(self.frame)
 
     def __repr__(self) -> str:
-        return (f"Corpus({self.name!r}, texts={len(self)}, authors={self.frame['author'].nunique()}"
-                f"{', topics=' + str(self.frame['topic'].nunique()) if self.has_topics else ''})")
+        return (
+            f"Corpus({self.name!r}, texts={len(self)}, authors={self.frame['author'].nunique()}"
+            f"{', topics=' + str(self.frame['topic'].nunique()) if self.has_topics else ''})"
+        )
 
     @property
     def ids(self) -> np.ndarray:
@@ -144,11 +156,12 @@ class Corpus:
         """Every column except ``text``."""
         return self.frame.drop(columns=["text"])
 
-    def subset(self, selector, name: str | None = None) -> "Corpus":
+    def subset(self, selector, name: str | None = None) -> Corpus:
         """Rows picked by a boolean mask, integer positions or a list of ids, in that order."""
         pos = _as_index(self.frame, selector)
-        return Corpus(self.frame.iloc[pos].copy(), name=name or self.name,
-                      history=list(self.history))
+        return Corpus(
+            self.frame.iloc[pos].copy(), name=name or self.name, history=list(self.history)
+        )
 
     def by_author(self) -> dict[str, np.ndarray]:
         """Map each author to the integer positions of their texts (in corpus order)."""
@@ -159,7 +172,7 @@ class Corpus:
         """A copy of the tidy table: one row per text."""
         return self.frame.copy()
 
-    def filter(self, mask, step: str, detail: str = "") -> "Corpus":
+    def filter(self, mask, step: str, detail: str = "") -> Corpus:
         """Keep rows where ``mask`` holds and record the step with its counts."""
         out = self.subset(np.asarray(mask, dtype=bool))
         out.history.append(FilterStep(step, len(self), len(out), detail))
@@ -168,9 +181,13 @@ class Corpus:
     def summary(self) -> dict:
         """Counts a user checks first: authors, texts, mean characters, topics."""
         lengths = self.frame["text"].str.len()
-        return {"name": self.name, "authors": int(self.frame["author"].nunique()),
-                "texts": len(self), "mean_chars": float(lengths.mean()) if len(self) else 0.0,
-                "topics": int(self.frame["topic"].nunique()) if self.has_topics else 0}
+        return {
+            "name": self.name,
+            "authors": int(self.frame["author"].nunique()),
+            "texts": len(self),
+            "mean_chars": float(lengths.mean()) if len(self) else 0.0,
+            "topics": int(self.frame["topic"].nunique()) if self.has_topics else 0,
+        }
 
 
 @dataclass
@@ -196,15 +213,25 @@ class PairSet:
         self.frame = self.frame.reset_index(drop=True)
 
     @classmethod
-    def from_lists(cls, known: Sequence, unknown: Sequence[str], same=None, ids=None,
-                   name: str = "pairs", **metadata) -> "PairSet":
+    def from_lists(
+        cls,
+        known: Sequence,
+        unknown: Sequence[str],
+        same=None,
+        ids=None,
+        name: str = "pairs",
+        **metadata,
+    ) -> PairSet:
         """Build from parallel sequences; a known entry may be one str or a list of str."""
         if len(known) != len(unknown):
             raise ValueError(f"{len(known)} known entries but {len(unknown)} unknown texts")
         known_lists = [[k] if isinstance(k, str) else list(k) for k in known]
-        data = {"id": [str(i) for i in (ids if ids is not None else range(len(unknown)))],
-                "known": known_lists, "unknown": list(unknown),
-                "same": list(same) if same is not None else [None] * len(unknown)}
+        data = {
+            "id": [str(i) for i in (ids if ids is not None else range(len(unknown)))],
+            "known": known_lists,
+            "unknown": list(unknown),
+            "same": list(same) if same is not None else [None] * len(unknown),
+        }
         data.update({k: list(v) for k, v in metadata.items()})
         return cls(pd.DataFrame(data), name=name)
 
@@ -244,12 +271,13 @@ class PairSet:
             raise ValueError(f"PairSet {self.name!r} has problems without a `same` label")
         return self.frame["same"].astype(bool).to_numpy()
 
-    def subset(self, selector, name: str | None = None) -> "PairSet":
+    def subset(self, selector, name: str | None = None) -> PairSet:
         pos = _as_index(self.frame, selector)
-        return PairSet(self.frame.iloc[pos].copy(), name=name or self.name,
-                       history=list(self.history))
+        return PairSet(
+            self.frame.iloc[pos].copy(), name=name or self.name, history=list(self.history)
+        )
 
-    def split(self, value: str) -> "PairSet":
+    def split(self, value: str) -> PairSet:
         """Problems whose ``split`` column equals ``value`` (e.g. ``"train"``, ``"test"``)."""
         if "split" not in self.frame.columns:
             raise ValueError(f"PairSet {self.name!r} has no split column")
@@ -271,10 +299,14 @@ class PairSet:
     def summary(self) -> dict:
         known_chars = [sum(len(t) for t in k) for k in self.frame["known"]]
         unk_chars = self.frame["unknown"].str.len()
-        return {"name": self.name, "problems": len(self),
-                "same": int(np.sum(self.labels)) if self.labelled else None,
-                "mean_known": float(np.mean([len(k) for k in self.frame["known"]]))
-                if len(self) else 0.0,
-                "mean_chars": float((np.asarray(known_chars) + unk_chars.to_numpy()).mean() / 2)
-                if len(self) else 0.0}
-
+        return {
+            "name": self.name,
+            "problems": len(self),
+            "same": int(np.sum(self.labels)) if self.labelled else None,
+            "mean_known": float(np.mean([len(k) for k in self.frame["known"]]))
+            if len(self)
+            else 0.0,
+            "mean_chars": float((np.asarray(known_chars) + unk_chars.to_numpy()).mean() / 2)
+            if len(self)
+            else 0.0,
+        }

@@ -10,8 +10,8 @@ a global lookup. A runner that wants to show it installs a listener with :func:`
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable, Iterator
 
 __all__ = ["advance", "listening"]
 

@@ -16,23 +16,29 @@ def check_texts(X, name: str = "X") -> list[str]:
     Empty strings are valid documents. ``name`` is the argument's name in the messages.
     """
     if isinstance(X, (str, bytes)):
-        raise TypeError(f"{name} must be a sequence of str documents, not a single string "
-                        f"({type(X).__name__}); wrap it in a list")
+        raise TypeError(
+            f"{name} must be a sequence of str documents, not a single string "
+            f"({type(X).__name__}); wrap it in a list"
+        )
     try:
         items = list(X.tolist() if hasattr(X, "tolist") else X)
     except TypeError as exc:
-        raise TypeError(f"{name} must be an iterable of str documents, got "
-                        f"{type(X).__name__}") from exc
+        raise TypeError(
+            f"{name} must be an iterable of str documents, got {type(X).__name__}"
+        ) from exc
     if set(map(type, items)) <= {str}:
         return items  # the common case, without a Python-level loop
     for i, doc in enumerate(items):
         if isinstance(doc, str):
             continue
         if doc is None or (isinstance(doc, float) and math.isnan(doc)):
-            raise TypeError(f"{name}[{i}] is {type(doc).__name__}: the document at index {i} "
-                            f"is missing ({doc!r}); drop or fill missing texts first")
-        raise TypeError(f"{name}[{i}] is {type(doc).__name__}, expected str (document at "
-                        f"index {i})")
+            raise TypeError(
+                f"{name}[{i}] is {type(doc).__name__}: the document at index {i} "
+                f"is missing ({doc!r}); drop or fill missing texts first"
+            )
+        raise TypeError(
+            f"{name}[{i}] is {type(doc).__name__}, expected str (document at index {i})"
+        )
     return [str(doc) for doc in items] if any(type(d) is not str for d in items) else items
 
 

@@ -50,7 +50,7 @@ Methods around another method (calibration, masking, chunking) derive from
 from __future__ import annotations
 
 import warnings
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -81,8 +81,10 @@ def training_pairs(X: PairSet | Corpus, n_pairs: int = 200, seed: int = 0) -> Pa
     groups = {a: rng.permutation(idx) for a, idx in X.by_author().items()}
     multi = [a for a, idx in groups.items() if len(idx) >= 2]
     if not multi or len(groups) < 2:
-        raise ValueError(f"corpus {X.name!r} needs an author with two texts and at least two "
-                         f"authors to draw training pairs")
+        raise ValueError(
+            f"corpus {X.name!r} needs an author with two texts and at least two "
+            f"authors to draw training pairs"
+        )
     texts, pairs_a, pairs_b, same = X.texts, [], [], []
     n_pos = n_pairs // 2
     for _ in range(n_pos):
@@ -98,8 +100,11 @@ def training_pairs(X: PairSet | Corpus, n_pairs: int = 200, seed: int = 0) -> Pa
     return PairSet.from_lists(pairs_a, pairs_b, same=same, name=f"{X.name}:training_pairs")
 
 
-def rank_each_query(rank_one: Callable[[str, list[str]], np.ndarray], queries: list[str],
-                    candidate_lists: list[list[str]]) -> list[np.ndarray]:
+def rank_each_query(
+    rank_one: Callable[[str, list[str]], np.ndarray],
+    queries: list[str],
+    candidate_lists: list[list[str]],
+) -> list[np.ndarray]:
     """``rank_one(query, candidates)`` for each query in turn, telling
     :func:`stylo.progress.advance` after each: the ``_rank_many_impl`` of a method that ranks
     one query's candidates at a time (a language model's prompt, an embedding search)."""
@@ -119,8 +124,9 @@ def _answered(got, shape: tuple[int, ...], kernel: str, owner: object) -> np.nda
     """A kernel's scores as floats of ``shape``, NaN read as no answer, clipped into [0, 1]."""
     got = np.asarray(got, dtype=np.float64)
     if got.shape != shape:
-        raise RuntimeError(f"{type(owner).__name__}.{kernel} returned shape {got.shape}, "
-                           f"expected {shape}")
+        raise RuntimeError(
+            f"{type(owner).__name__}.{kernel} returned shape {got.shape}, expected {shape}"
+        )
     return np.clip(np.nan_to_num(got, nan=NO_ANSWER), 0.0, 1.0)
 
 
@@ -136,8 +142,9 @@ class Verifier(BaseEstimator):
         if X is not None and not isinstance(X, (PairSet, Corpus)):
             raise TypeError(f"fit expects a PairSet or a Corpus, got {type(X).__name__}")
         if X is None and self.requires_fit:
-            raise ValueError(f"{type(self).__name__}.fit needs training data "
-                             f"(a PairSet or a Corpus)")
+            raise ValueError(
+                f"{type(self).__name__}.fit needs training data (a PairSet or a Corpus)"
+            )
         self._fit_impl(X, y)
         self.is_fitted_ = True
         return self
@@ -147,8 +154,10 @@ class Verifier(BaseEstimator):
 
     def _check_fitted(self) -> None:
         if not getattr(self, "is_fitted_", False):
-            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet. "
-                                 f"Call 'fit' with appropriate arguments before using it.")
+            raise NotFittedError(
+                f"This {type(self).__name__} instance is not fitted yet. "
+                f"Call 'fit' with appropriate arguments before using it."
+            )
 
     # -- verification ----------------------------------------------------------------------
     def score_pairs(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> np.ndarray:
@@ -161,8 +170,11 @@ class Verifier(BaseEstimator):
         scores = np.full(len(a), NO_ANSWER, dtype=np.float64)
         ok = np.array([has_text(x) and has_text(y) for x, y in zip(a, b)], dtype=bool)
         if not ok.all():
-            warnings.warn(f"{type(self).__name__}: {int((~ok).sum())} pair(s) with an empty "
-                          f"text scored {NO_ANSWER} (no answer)", stacklevel=2)
+            warnings.warn(
+                f"{type(self).__name__}: {int((~ok).sum())} pair(s) with an empty "
+                f"text scored {NO_ANSWER} (no answer)",
+                stacklevel=2,
+            )
         if ok.any():
             idx = np.flatnonzero(ok)
             got = self._score_impl([a[i] for i in idx], [b[i] for i in idx])
@@ -187,8 +199,11 @@ class Verifier(BaseEstimator):
         scores = np.full(len(unknowns), NO_ANSWER, dtype=np.float64)
         ok = np.array([bool(k) and has_text(u) for k, u in zip(known, unknowns)], dtype=bool)
         if not ok.all():
-            warnings.warn(f"{type(self).__name__}: {int((~ok).sum())} problem(s) with an empty "
-                          f"text scored {NO_ANSWER} (no answer)", stacklevel=2)
+            warnings.warn(
+                f"{type(self).__name__}: {int((~ok).sum())} problem(s) with an empty "
+                f"text scored {NO_ANSWER} (no answer)",
+                stacklevel=2,
+            )
         if ok.any():
             idx = np.flatnonzero(ok)
             got = self._problem_impl([known[i] for i in idx], [unknowns[i] for i in idx])
@@ -208,17 +223,20 @@ class Verifier(BaseEstimator):
         ok_a = np.flatnonzero([has_text(x) for x in a])
         ok_b = np.flatnonzero([has_text(y) for y in b])
         if len(ok_a) < len(a) or len(ok_b) < len(b):
-            warnings.warn(f"{type(self).__name__}: {len(a) - len(ok_a) + len(b) - len(ok_b)} "
-                          f"empty text(s) scored {NO_ANSWER} (no answer)", stacklevel=2)
+            warnings.warn(
+                f"{type(self).__name__}: {len(a) - len(ok_a) + len(b) - len(ok_b)} "
+                f"empty text(s) scored {NO_ANSWER} (no answer)",
+                stacklevel=2,
+            )
         if len(ok_a) and len(ok_b):
             got = self._cross_impl([a[i] for i in ok_a], [b[j] for j in ok_b])
-            scores[np.ix_(ok_a, ok_b)] = _answered(got, (len(ok_a), len(ok_b)), "_cross_impl",
-                                                   self)
+            scores[np.ix_(ok_a, ok_b)] = _answered(got, (len(ok_a), len(ok_b)), "_cross_impl", self)
         return scores
 
     def _cross_impl(self, texts_a: list[str], texts_b: list[str]) -> np.ndarray:
-        flat = self._score_impl([x for x in texts_a for _ in texts_b],
-                                [y for _ in texts_a for y in texts_b])
+        flat = self._score_impl(
+            [x for x in texts_a for _ in texts_b], [y for _ in texts_a for y in texts_b]
+        )
         return np.asarray(flat, dtype=np.float64).reshape(len(texts_a), len(texts_b))
 
     # -- attribution -----------------------------------------------------------------------
@@ -236,8 +254,11 @@ class Verifier(BaseEstimator):
         scores = np.full((len(items), len(cands)), NO_ANSWER, dtype=np.float64)
         ok = np.array([has_text(t) for t in items], dtype=bool)
         if not ok.all():
-            warnings.warn(f"{type(self).__name__}: {int((~ok).sum())} empty text(s) scored "
-                          f"{NO_ANSWER} for every candidate (no answer)", stacklevel=2)
+            warnings.warn(
+                f"{type(self).__name__}: {int((~ok).sum())} empty text(s) scored "
+                f"{NO_ANSWER} for every candidate (no answer)",
+                stacklevel=2,
+            )
         if ok.any():
             idx = np.flatnonzero(ok)
             got = self._attribute_impl(cands, [items[i] for i in idx])
@@ -245,8 +266,9 @@ class Verifier(BaseEstimator):
         return scores
 
     def _attribute_impl(self, candidates: list[list[str]], texts: list[str]) -> np.ndarray:
-        pairs = PairSet.from_lists([c for _ in texts for c in candidates],
-                                   [t for t in texts for _ in candidates])
+        pairs = PairSet.from_lists(
+            [c for _ in texts for c in candidates], [t for t in texts for _ in candidates]
+        )
         return self.score_problems(pairs).reshape(len(texts), len(candidates))
 
     # -- ranking and choice ----------------------------------------------------------------
@@ -260,8 +282,9 @@ class Verifier(BaseEstimator):
             raise ValueError("rank needs at least one candidate")
         return self._ranked([query], [cands])[0]
 
-    def rank_many(self, queries: Sequence[str], candidate_lists: Sequence[Sequence[str]]
-                  ) -> list[np.ndarray]:
+    def rank_many(
+        self, queries: Sequence[str], candidate_lists: Sequence[Sequence[str]]
+    ) -> list[np.ndarray]:
         """``rank`` for each query and its own candidates: a list of score arrays.
 
         Protocols use this so that a method scoring pairs in batches (General Impostors,
@@ -274,23 +297,28 @@ class Verifier(BaseEstimator):
         lists = [check_texts(c, f"candidate_lists[{i}]") for i, c in enumerate(candidate_lists)]
         empty = [i for i, c in enumerate(lists) if not c]
         if empty:
-            raise ValueError(f"rank needs at least one candidate; candidate_lists[{empty[0]}] "
-                             f"is empty")
+            raise ValueError(
+                f"rank needs at least one candidate; candidate_lists[{empty[0]}] is empty"
+            )
         return self._ranked(qs, lists)
 
-    def _ranked(self, queries: list[str], candidate_lists: list[list[str]]
-                ) -> list[np.ndarray]:
-        out = [np.asarray(s, dtype=np.float64)
-               for s in self._rank_many_impl(queries, candidate_lists)]
+    def _ranked(self, queries: list[str], candidate_lists: list[list[str]]) -> list[np.ndarray]:
+        out = [
+            np.asarray(s, dtype=np.float64) for s in self._rank_many_impl(queries, candidate_lists)
+        ]
         if [len(s) for s in out] != [len(c) for c in candidate_lists]:
-            raise RuntimeError(f"{type(self).__name__}._rank_many_impl returned score arrays "
-                               f"of the wrong lengths")
+            raise RuntimeError(
+                f"{type(self).__name__}._rank_many_impl returned score arrays of the wrong lengths"
+            )
         return out
 
-    def _rank_many_impl(self, queries: list[str], candidate_lists: list[list[str]]
-                        ) -> list[np.ndarray]:
-        flat = self.score_pairs([q for q, c in zip(queries, candidate_lists) for _ in c],
-                                [x for c in candidate_lists for x in c])
+    def _rank_many_impl(
+        self, queries: list[str], candidate_lists: list[list[str]]
+    ) -> list[np.ndarray]:
+        flat = self.score_pairs(
+            [q for q, c in zip(queries, candidate_lists) for _ in c],
+            [x for c in candidate_lists for x in c],
+        )
         return np.split(flat, np.cumsum([len(c) for c in candidate_lists])[:-1])
 
     def choose(self, query: str, candidate_a: str, candidate_b: str) -> int:

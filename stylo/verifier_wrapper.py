@@ -61,8 +61,9 @@ class VerifierWrapper(Verifier):
     def _texts_in(self, texts: list[str]) -> list[str]:
         return texts
 
-    def _scores_out(self, scores: np.ndarray, known: list[list[str]], unknown: list[str],
-                    ranking: bool) -> np.ndarray:
+    def _scores_out(
+        self, scores: np.ndarray, known: list[list[str]], unknown: list[str], ranking: bool
+    ) -> np.ndarray:
         return scores
 
     def _make_inner(self) -> Verifier:
@@ -77,8 +78,9 @@ class VerifierWrapper(Verifier):
 
     def _score_impl(self, texts_a, texts_b):
         a, b = self._texts_in(texts_a), self._texts_in(texts_b)
-        return self._scores_out(self.verifier_.score_pairs(a, b), [[t] for t in a], b,
-                                ranking=False)
+        return self._scores_out(
+            self.verifier_.score_pairs(a, b), [[t] for t in a], b, ranking=False
+        )
 
     def _problem_impl(self, known_lists, unknowns):
         known, unknown = self._lists_in(known_lists), self._texts_in(unknowns)

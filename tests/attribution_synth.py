@@ -13,13 +13,29 @@ def cdaa_corpus(open_set: bool, stray: bool = False) -> Corpus:
     rows = []
     for prob in ("p1", "p2"):
         for c in ("c1", "c2", "c3"):
-            rows += [{"id": f"{prob}-{c}-k{k}", "text": f"{prob}{c} known {k}",
-                      "author": f"{prob}{c}", "candidate": c, "role": "known", "problem": prob}
-                     for k in range(2)]
+            rows += [
+                {
+                    "id": f"{prob}-{c}-k{k}",
+                    "text": f"{prob}{c} known {k}",
+                    "author": f"{prob}{c}",
+                    "candidate": c,
+                    "role": "known",
+                    "problem": prob,
+                }
+                for k in range(2)
+            ]
         truths = ["c1", "c2", "c3", "<UNK>" if open_set else "c1"]
         if stray:
             truths[0] = "c0"
-        rows += [{"id": f"{prob}-u{i}", "text": f"{prob}{t if t != '<UNK>' else 'x'} unknown",
-                  "author": f"{prob}{t}", "candidate": t, "role": "unknown", "problem": prob}
-                 for i, t in enumerate(truths)]
+        rows += [
+            {
+                "id": f"{prob}-u{i}",
+                "text": f"{prob}{t if t != '<UNK>' else 'x'} unknown",
+                "author": f"{prob}{t}",
+                "candidate": t,
+                "role": "unknown",
+                "problem": prob,
+            }
+            for i, t in enumerate(truths)
+        ]
     return Corpus(pd.DataFrame(rows), name="cdaa")

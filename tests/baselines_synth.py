@@ -29,8 +29,9 @@ def _text(rng, vocab, style, n_words: int) -> str:
     return "".join(out).strip()
 
 
-def synthetic_corpus(n_authors: int = 8, per_author: int = 4, n_words: int = 150,
-                     seed: int = 0) -> Corpus:
+def synthetic_corpus(
+    n_authors: int = 8, per_author: int = 4, n_words: int = 150, seed: int = 0
+) -> Corpus:
     rng = np.random.default_rng(seed)
     vocab = _vocabulary(rng)
     texts, authors = [], []

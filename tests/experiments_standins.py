@@ -29,7 +29,7 @@ def toy_loader(name: str, **options) -> Corpus:
     n_authors, per_author = int(options.get("n_authors", 6)), 6
     texts, authors = [], []
     for a in range(n_authors):
-        vocab = _WORDS[a * 5:a * 5 + 20]
+        vocab = _WORDS[a * 5 : a * 5 + 20]
         for _ in range(per_author):
             texts.append(" ".join(rng.choice(vocab, size=30)))
             authors.append(f"author{a}")
@@ -79,10 +79,17 @@ class ToyVerification:
     def evaluate(self, method, task: ToyTask) -> pd.DataFrame:
         scores = _fitted(method, task.train).score_pairs(task.a, task.b)
         n = len(task.y)
-        rows = pd.DataFrame({"metric": ["accuracy", "auc"],
-                             "value": [float(np.mean((scores > 0.5) == task.y)),
-                                       float(roc_auc_score(task.y, scores))],
-                             "n": [n, n], "group": ["all", "all"]})
+        rows = pd.DataFrame(
+            {
+                "metric": ["accuracy", "auc"],
+                "value": [
+                    float(np.mean((scores > 0.5) == task.y)),
+                    float(roc_auc_score(task.y, scores)),
+                ],
+                "n": [n, n],
+                "group": ["all", "all"],
+            }
+        )
         items = pd.DataFrame({"y_true": task.y, "y_score": scores, "group": "all"})
         return pd.concat([rows, items], ignore_index=True)
 
@@ -104,8 +111,13 @@ class ToyRanking:
             idx = np.concatenate([by[a] for a in chosen])
             q = idx[0]
             cands = idx[1:]
-            problems.append((data.texts[q], [data.texts[c] for c in cands],
-                             data.authors[cands] == data.authors[q]))
+            problems.append(
+                (
+                    data.texts[q],
+                    [data.texts[c] for c in cands],
+                    data.authors[cands] == data.authors[q],
+                )
+            )
         return ToyTask(None, problems, [], np.array([]), {"groups": 2})
 
     def evaluate(self, method, task: ToyTask) -> pd.DataFrame:
@@ -114,12 +126,21 @@ class ToyRanking:
         for g, (query, cands, relevant) in enumerate(task.a):
             order = np.argsort(-m.rank(query, cands), kind="stable")
             for k in (1, 3):
-                rows.append({"metric": f"rank@{k}", "value": float(relevant[order[:k]].any()),
-                             "n": 1, "group": str(g)})
+                rows.append(
+                    {
+                        "metric": f"rank@{k}",
+                        "value": float(relevant[order[:k]].any()),
+                        "n": 1,
+                        "group": str(g),
+                    }
+                )
         rows = pd.DataFrame(rows)
         # like the real protocols: the per-group rows and their mean as group "all"
-        overall = rows.groupby("metric", as_index=False)["value"].mean().assign(
-            n=len(task.a), group="all")
+        overall = (
+            rows.groupby("metric", as_index=False)["value"]
+            .mean()
+            .assign(n=len(task.a), group="all")
+        )
         return pd.concat([rows, overall], ignore_index=True)
 
 
@@ -160,12 +181,16 @@ class UpperCased(Verifier):
         self.inner_ = clone(self.inner).fit(X)
 
     def _score_impl(self, texts_a, texts_b):
-        return self.inner_.score_pairs([t.upper() for t in texts_a],
-                                       [t.upper() for t in texts_b])
+        return self.inner_.score_pairs([t.upper() for t in texts_a], [t.upper() for t in texts_b])
 
 
 def toy_grid(*datasets: str, seeds=(0,), methods=("random",), **options):
     """A GridSpec over stand-in datasets (default ``toy``) with the random baseline."""
     from experiments.grid import DatasetSpec, GridSpec
-    return GridSpec(datasets=[DatasetSpec(n) for n in datasets or ("toy",)], seeds=list(seeds),
-                    methods=list(methods), **options)
+
+    return GridSpec(
+        datasets=[DatasetSpec(n) for n in datasets or ("toy",)],
+        seeds=list(seeds),
+        methods=list(methods),
+        **options,
+    )

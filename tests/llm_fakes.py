@@ -10,13 +10,25 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from stylo.llm.backend import ChatBackend
 
 
-def chat_body(content: str, finish_reason: str = "stop", prompt_tokens: int = 11,
-              completion_tokens: int = 3) -> dict:
-    return {"id": "x", "object": "chat.completion",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                         "finish_reason": finish_reason}],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                      "total_tokens": prompt_tokens + completion_tokens}}
+def chat_body(
+    content: str, finish_reason: str = "stop", prompt_tokens: int = 11, completion_tokens: int = 3
+) -> dict:
+    return {
+        "id": "x",
+        "object": "chat.completion",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": finish_reason,
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+    }
 
 
 class ScriptedServer:
@@ -49,8 +61,9 @@ class ScriptedServer:
                 except json.JSONDecodeError:
                     req = None
                 with outer._lock:
-                    outer.requests.append({"path": self.path, "headers": dict(self.headers),
-                                           "json": req})
+                    outer.requests.append(
+                        {"path": self.path, "headers": dict(self.headers), "json": req}
+                    )
                     step = outer.script.pop(0) if outer.script else outer.default(req)
                 kind = step[0]
                 if kind == "sleep":
@@ -109,6 +122,9 @@ class ScriptedBackend(ChatBackend):
 
     def _call(self, request):
         text = self.answer(request["messages"])
-        return {"text": text, "finish_reason": self.finish_reason,
-                "prompt_tokens": sum(len(m["content"]) // 4 for m in request["messages"]),
-                "completion_tokens": len(text) // 4}
+        return {
+            "text": text,
+            "finish_reason": self.finish_reason,
+            "prompt_tokens": sum(len(m["content"]) // 4 for m in request["messages"]),
+            "completion_tokens": len(text) // 4,
+        }

@@ -12,11 +12,19 @@ import baselines.registry as registry
 OUTCOME = {"skip": pytest.skip.Exception, "fail": pytest.fail.Exception}
 
 
-@pytest.mark.parametrize(("ci", "optional", "extra", "outcome"), [
-    ("", "", False, "skip"), ("", "", True, "skip"),
-    ("true", "", False, "fail"), ("true", "", True, "fail"),
-    ("true", "1", True, "skip"), ("true", "1", False, "fail"),
-    ("false", "", False, "skip"), ("0", "", True, "skip")])
+@pytest.mark.parametrize(
+    ("ci", "optional", "extra", "outcome"),
+    [
+        ("", "", False, "skip"),
+        ("", "", True, "skip"),
+        ("true", "", False, "fail"),
+        ("true", "", True, "fail"),
+        ("true", "1", True, "skip"),
+        ("true", "1", False, "fail"),
+        ("false", "", False, "skip"),
+        ("0", "", True, "skip"),
+    ],
+)
 def test_skip_or_fail(monkeypatch, ci, optional, extra, outcome):
     monkeypatch.setenv("CI", ci)
     monkeypatch.setenv("STYLO_EXTRAS_OPTIONAL", optional)
@@ -28,9 +36,11 @@ def test_missing_corpus_and_extra_name_what_is_missing(monkeypatch):
     monkeypatch.setenv("CI", "true")
     monkeypatch.setenv("STYLO_EXTRAS_OPTIONAL", "")
     monkeypatch.setattr(registry, "EXTRAS", {"llm": ("no_such_module_xyz", "json")})
-    with pytest.raises(pytest.fail.Exception,
-                       match=r"extra 'llm' not installed \(missing no_such_module_xyz\): "
-                             r"pip install 'stylo\[llm\]'"):
+    with pytest.raises(
+        pytest.fail.Exception,
+        match=r"extra 'llm' not installed \(missing no_such_module_xyz\): "
+        r"pip install 'stylo\[llm\]'",
+    ):
         require_extra("llm")
     with pytest.raises(pytest.fail.Exception, match="missing in CI: .*no_such_corpus"):
         load_or_skip("no_such_corpus")

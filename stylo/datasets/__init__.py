@@ -21,5 +21,14 @@ from stylo.datasets._load import load
 from stylo.datasets._pan20 import Pan20Labels, load_pan20_format, load_pan20_labels
 from stylo.datasets._registry import DatasetNotAvailable, available, data_roots, registry
 
-__all__ = ["DataError", "DatasetNotAvailable", "available", "data_roots", "load",
-           "load_pan20_format", "load_pan20_labels", "registry", "Pan20Labels"]
+__all__ = [
+    "DataError",
+    "DatasetNotAvailable",
+    "available",
+    "data_roots",
+    "load",
+    "load_pan20_format",
+    "load_pan20_labels",
+    "registry",
+    "Pan20Labels",
+]

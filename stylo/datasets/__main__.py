@@ -25,23 +25,47 @@ def dataset_table(names=None) -> pd.DataFrame:
             try:
                 obj = load(part)
             except DatasetNotAvailable as exc:
-                rows.append({"dataset": part, "kind": entry["kind"], "status": "missing",
-                             "note": str(exc).split(":")[0]})
+                rows.append(
+                    {
+                        "dataset": part,
+                        "kind": entry["kind"],
+                        "status": "missing",
+                        "note": str(exc).split(":")[0],
+                    }
+                )
                 continue
             if isinstance(obj, Corpus):
                 s = obj.summary()
-                rows.append({"dataset": part, "kind": "texts", "status": "ok",
-                             "authors": s["authors"], "texts": s["texts"],
-                             "mean_chars": round(s["mean_chars"], 1), "topics": s["topics"]})
+                rows.append(
+                    {
+                        "dataset": part,
+                        "kind": "texts",
+                        "status": "ok",
+                        "authors": s["authors"],
+                        "texts": s["texts"],
+                        "mean_chars": round(s["mean_chars"], 1),
+                        "topics": s["topics"],
+                    }
+                )
             else:
                 s = obj.summary()
-                splits = obj.frame["split"].value_counts().to_dict() \
-                    if "split" in obj.frame.columns else {}
-                rows.append({"dataset": part, "kind": "pairs", "status": "ok",
-                             "problems": s["problems"], "same": s["same"],
-                             "mean_known_docs": round(s["mean_known"], 2),
-                             "mean_chars": round(s["mean_chars"], 1),
-                             "splits": " ".join(f"{k}:{v}" for k, v in sorted(splits.items()))})
+                splits = (
+                    obj.frame["split"].value_counts().to_dict()
+                    if "split" in obj.frame.columns
+                    else {}
+                )
+                rows.append(
+                    {
+                        "dataset": part,
+                        "kind": "pairs",
+                        "status": "ok",
+                        "problems": s["problems"],
+                        "same": s["same"],
+                        "mean_known_docs": round(s["mean_known"], 2),
+                        "mean_chars": round(s["mean_chars"], 1),
+                        "splits": " ".join(f"{k}:{v}" for k, v in sorted(splits.items())),
+                    }
+                )
     table = pd.DataFrame(rows)
     # a count a row lacks (texts rows have no problems, pairs rows no texts) is NaN, which
     # made the column float (3000.0); counts stay integers and the gaps print empty

@@ -16,9 +16,15 @@ def _n_tokens(text: str) -> int:
     return len(_TOKEN.findall(text))
 
 
-def apply_filters(obj: Corpus | PairSet, name: str, where: dict, min_tokens: int | None,
-                  min_per_author: int | None, per_author: int | None,
-                  seed: int) -> Corpus | PairSet:
+def apply_filters(
+    obj: Corpus | PairSet,
+    name: str,
+    where: dict,
+    min_tokens: int | None,
+    min_per_author: int | None,
+    per_author: int | None,
+    seed: int,
+) -> Corpus | PairSet:
     """``obj`` filtered in this order: ``where`` (column=value), ``min_tokens``, then for a
     corpus ``min_per_author`` and ``per_author`` (sampled with ``seed``); see ``load``."""
     for col, value in where.items():
@@ -34,11 +40,16 @@ def apply_filters(obj: Corpus | PairSet, name: str, where: dict, min_tokens: int
     if isinstance(obj, Corpus):
         if min_per_author is not None:
             counts = obj.frame["author"].map(obj.frame["author"].value_counts())
-            obj = _filter(obj, (counts >= min_per_author).to_numpy(),
-                          f"min_per_author={min_per_author}")
+            obj = _filter(
+                obj, (counts >= min_per_author).to_numpy(), f"min_per_author={min_per_author}"
+            )
         if per_author is not None:
-            obj = _filter(obj, _sample_per_author(obj, per_author, seed),
-                          f"per_author={per_author}", f"seed={seed}")
+            obj = _filter(
+                obj,
+                _sample_per_author(obj, per_author, seed),
+                f"per_author={per_author}",
+                f"seed={seed}",
+            )
     return obj
 
 
@@ -51,8 +62,12 @@ def _filter(obj, mask, step: str, detail: str = ""):
 def _token_mask(obj, min_tokens: int) -> np.ndarray:
     if isinstance(obj, Corpus):
         return np.array([_n_tokens(t) >= min_tokens for t in obj.texts])
-    return np.array([_n_tokens(u) >= min_tokens and all(_n_tokens(k) >= min_tokens for k in ks)
-                     for ks, u in zip(obj.known, obj.unknown)])
+    return np.array(
+        [
+            _n_tokens(u) >= min_tokens and all(_n_tokens(k) >= min_tokens for k in ks)
+            for ks, u in zip(obj.known, obj.unknown)
+        ]
+    )
 
 
 def _sample_per_author(corpus: Corpus, n: int, seed: int) -> np.ndarray:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 __all__ = ["DataError", "check_new_id", "iter_jsonl", "read_jsonl", "sha256_of"]
 
@@ -20,11 +20,12 @@ def _open_text(path: Path):
     # utf-8 passes on to json.loads as a character before the first brace
     if path.suffix == ".gz":
         return gzip.open(path, "rt", encoding="utf-8-sig", newline="")
-    return open(path, "r", encoding="utf-8-sig", newline="")
+    return open(path, encoding="utf-8-sig", newline="")
 
 
-def iter_jsonl(path: str | Path, required: tuple[str, ...] = (),
-               text_fields: tuple[str, ...] = ()) -> Iterator[tuple[int, dict]]:
+def iter_jsonl(
+    path: str | Path, required: tuple[str, ...] = (), text_fields: tuple[str, ...] = ()
+) -> Iterator[tuple[int, dict]]:
     """Yield ``(line_number, record)`` for every non-blank line of a ``.jsonl[.gz]`` file.
 
     Every record must be a JSON object holding the ``required`` fields; each of
@@ -44,19 +45,23 @@ def iter_jsonl(path: str | Path, required: tuple[str, ...] = (),
                 try:
                     rec = json.loads(line)
                 except json.JSONDecodeError as exc:
-                    raise DataError(f"{path}:{lineno}: malformed JSON ({exc.msg} at column "
-                                    f"{exc.colno})") from None
+                    raise DataError(
+                        f"{path}:{lineno}: malformed JSON ({exc.msg} at column {exc.colno})"
+                    ) from None
                 if not isinstance(rec, dict):
-                    raise DataError(f"{path}:{lineno}: expected a JSON object, got "
-                                    f"{type(rec).__name__}")
+                    raise DataError(
+                        f"{path}:{lineno}: expected a JSON object, got {type(rec).__name__}"
+                    )
                 missing = [f for f in required if f not in rec]
                 if missing:
                     raise DataError(f"{path}:{lineno}: missing field(s) {missing}")
                 for f in text_fields:
                     val = rec.get(f)
                     if not isinstance(val, str):
-                        raise DataError(f"{path}:{lineno}: field {f!r} must be a string, got "
-                                        f"{type(val).__name__}")
+                        raise DataError(
+                            f"{path}:{lineno}: field {f!r} must be a string, got "
+                            f"{type(val).__name__}"
+                        )
                     if not val.strip():
                         raise DataError(f"{path}:{lineno}: field {f!r} is empty")
                 yield lineno, rec
@@ -64,8 +69,9 @@ def iter_jsonl(path: str | Path, required: tuple[str, ...] = (),
             raise DataError(f"{path}: cannot be read as UTF-8 JSON Lines ({exc})") from None
 
 
-def check_new_id(first_line: dict[str, int], pid: str, path: Path, lineno: int,
-                 what: str = "duplicate id") -> None:
+def check_new_id(
+    first_line: dict[str, int], pid: str, path: Path, lineno: int, what: str = "duplicate id"
+) -> None:
     """Note that ``pid`` is on line ``lineno`` of ``path`` in ``first_line``; an id already
     noted raises :class:`DataError` naming the file, both lines and the id."""
     first = first_line.setdefault(pid, lineno)
@@ -73,8 +79,9 @@ def check_new_id(first_line: dict[str, int], pid: str, path: Path, lineno: int,
         raise DataError(f"{path}:{lineno}: {what} {pid!r} (first on line {first})")
 
 
-def read_jsonl(path: str | Path, required: tuple[str, ...] = (),
-               text_fields: tuple[str, ...] = ()) -> list[dict]:
+def read_jsonl(
+    path: str | Path, required: tuple[str, ...] = (), text_fields: tuple[str, ...] = ()
+) -> list[dict]:
     """All records of a JSON Lines file (see :func:`iter_jsonl` for the checks)."""
     return [rec for _, rec in iter_jsonl(path, required, text_fields)]
 

@@ -14,10 +14,18 @@ from stylo.datasets._registry import check_sha256, locate, registry, split_name
 log = logging.getLogger("stylo.datasets")
 
 
-def load(name: str, *, split: str | None = None, normalize_newlines: bool = True,
-         min_tokens: int | None = None, min_per_author: int | None = None,
-         per_author: int | None = None, seed: int = 0, verify: bool = True,
-         **where) -> Corpus | PairSet:
+def load(
+    name: str,
+    *,
+    split: str | None = None,
+    normalize_newlines: bool = True,
+    min_tokens: int | None = None,
+    min_per_author: int | None = None,
+    per_author: int | None = None,
+    seed: int = 0,
+    verify: bool = True,
+    **where,
+) -> Corpus | PairSet:
     """Load a registered dataset.
 
     Parameters
@@ -36,15 +44,18 @@ def load(name: str, *, split: str | None = None, normalize_newlines: bool = True
     base, sub = split_name(name)
     entry = registry()[base]
     if entry["kind"] not in ("texts", "pairs"):
-        raise DataError(f"dataset {base!r} is a {entry['kind']} fixture, not texts or pairs; "
-                        f"use stylo.datasets.load_pan20_labels()")
+        raise DataError(
+            f"dataset {base!r} is a {entry['kind']} fixture, not texts or pairs; "
+            f"use stylo.datasets.load_pan20_labels()"
+        )
     path = locate(base)
     if verify:
         check_sha256(path, entry["sha256"])
     if entry["kind"] == "pairs" and (min_per_author is not None or per_author is not None):
         raise ValueError("min_per_author/per_author apply to corpora, not pair sets")
-    frame = read_cached(str(path.resolve()), path.stat().st_mtime_ns, entry["kind"],
-                        normalize_newlines).copy()
+    frame = read_cached(
+        str(path.resolve()), path.stat().st_mtime_ns, entry["kind"], normalize_newlines
+    ).copy()
     obj: Corpus | PairSet = (Corpus if entry["kind"] == "texts" else PairSet)(frame, name=name)
     if sub is not None:
         where = {entry["subsets_field"]: sub, **where}
@@ -54,4 +65,3 @@ def load(name: str, *, split: str | None = None, normalize_newlines: bool = True
     for step in obj.history:
         log.info("%s: %s", name, step)
     return obj
-

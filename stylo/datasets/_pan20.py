@@ -15,8 +15,9 @@ from stylo.datasets._readers import normalise_newlines, pair_of, records_frame
 from stylo.datasets._registry import check_sha256, locate, registry
 
 
-def load_pan20_format(folder: str | Path, name: str | None = None,
-                      normalize_newlines: bool = False) -> PairSet:
+def load_pan20_format(
+    folder: str | Path, name: str | None = None, normalize_newlines: bool = False
+) -> PairSet:
     """Read the official PAN20/21 layout: ``pairs.jsonl`` and, if present, ``truth.jsonl``.
 
     ``pairs.jsonl`` lines are ``{"id", "fandoms": [f1, f2], "pair": [text1, text2]}``;
@@ -26,8 +27,10 @@ def load_pan20_format(folder: str | Path, name: str | None = None,
     folder = Path(folder)
     pairs_path = folder / "pairs.jsonl"
     if not pairs_path.is_file():
-        raise DataError(f"{folder}: no pairs.jsonl (PAN20/21 format expects pairs.jsonl and "
-                        f"optionally truth.jsonl)")
+        raise DataError(
+            f"{folder}: no pairs.jsonl (PAN20/21 format expects pairs.jsonl and "
+            f"optionally truth.jsonl)"
+        )
     rows, first_line = [], {}
     for lineno, rec in iter_jsonl(pairs_path, required=("id", "pair")):
         pair = pair_of(rec, pairs_path, lineno)
@@ -47,8 +50,10 @@ def load_pan20_format(folder: str | Path, name: str | None = None,
         missing = set(frame["id"]) - set(truth)
         extra = set(truth) - set(frame["id"])
         if missing or extra:
-            raise DataError(f"{truth_path}: ids do not match pairs.jsonl ({len(missing)} pairs "
-                            f"without truth, {len(extra)} truth lines without a pair)")
+            raise DataError(
+                f"{truth_path}: ids do not match pairs.jsonl ({len(missing)} pairs "
+                f"without truth, {len(extra)} truth lines without a pair)"
+            )
         frame["same"] = [bool(truth[i]["same"]) for i in frame["id"]]
         if all("authors" in truth[i] for i in frame["id"]):
             frame["authors"] = [truth[i]["authors"] for i in frame["id"]]
@@ -74,8 +79,9 @@ def load_pan20_labels(verify: bool = True) -> Pan20Labels:
         for fname, digest in files.items():
             check_sha256(folder / fname, digest)
     truth = pd.DataFrame(read_jsonl(truth_path, required=("id", "same")))
-    answers = pd.DataFrame(read_jsonl(folder / "submissions_answers.jsonl.gz",
-                                      required=("system", "id", "value")))
+    answers = pd.DataFrame(
+        read_jsonl(folder / "submissions_answers.jsonl.gz", required=("system", "id", "value"))
+    )
     with open(folder / "expected_metrics.json", encoding="utf-8") as fh:
         expected = json.load(fh)
     return Pan20Labels(truth=truth, answers=answers, expected=expected)

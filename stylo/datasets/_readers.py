@@ -17,16 +17,19 @@ def normalise_newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-
 def _parse_span(span, path, lineno) -> tuple[int, int]:
     if isinstance(span, str):
         try:
             span = json.loads(span)
         except json.JSONDecodeError:
-            raise DataError(f"{path}:{lineno}: known_spans entry {span!r} is not "
-                            f"[start, end]") from None
-    if (not isinstance(span, (list, tuple)) or len(span) != 2
-            or not all(isinstance(x, int) for x in span)):
+            raise DataError(
+                f"{path}:{lineno}: known_spans entry {span!r} is not [start, end]"
+            ) from None
+    if (
+        not isinstance(span, (list, tuple))
+        or len(span) != 2
+        or not all(isinstance(x, int) for x in span)
+    ):
         raise DataError(f"{path}:{lineno}: known_spans entry {span!r} is not [start, end]")
     return int(span[0]), int(span[1])
 
@@ -41,8 +44,10 @@ def _split_known(rec: dict, path: Path, lineno: int) -> list[str]:
     for span in spans:
         start, end = _parse_span(span, path, lineno)
         if not 0 <= start < end <= len(joined):
-            raise DataError(f"{path}:{lineno}: known span [{start}, {end}) outside the "
-                            f"{len(joined)}-character known text")
+            raise DataError(
+                f"{path}:{lineno}: known span [{start}, {end}) outside the "
+                f"{len(joined)}-character known text"
+            )
         docs.append(joined[start:end])
     if "n_known" in rec and rec["n_known"] != len(docs):
         raise DataError(f"{path}:{lineno}: n_known={rec['n_known']} but {len(docs)} spans")
@@ -61,8 +66,7 @@ def records_frame(rows: list[dict], path: Path) -> pd.DataFrame:
 
 def _read_texts(path: Path, normalise: bool) -> pd.DataFrame:
     rows, first_line = [], {}
-    for lineno, rec in iter_jsonl(path, required=("id", "author", "text"),
-                                  text_fields=("text",)):
+    for lineno, rec in iter_jsonl(path, required=("id", "author", "text"), text_fields=("text",)):
         rec = dict(rec)
         rec["id"] = str(rec["id"])
         check_new_id(first_line, rec["id"], path, lineno)
@@ -76,8 +80,7 @@ def _read_texts(path: Path, normalise: bool) -> pd.DataFrame:
 def pair_of(rec: dict, path: Path, lineno: int) -> list[str]:
     """The record's ``pair`` after checking it is a list of two strings."""
     pair = rec["pair"]
-    if (not isinstance(pair, list) or len(pair) != 2
-            or not all(isinstance(t, str) for t in pair)):
+    if not isinstance(pair, list) or len(pair) != 2 or not all(isinstance(t, str) for t in pair):
         raise DataError(f"{path}:{lineno}: 'pair' must be a list of two strings")
     return pair
 

@@ -46,8 +46,9 @@ def split_name(name: str) -> tuple[str, str | None]:
         raise DatasetNotAvailable(f"unknown dataset {name!r}; registered: {sorted(reg)}")
     subs = reg[base].get("subsets")
     if sub and (not subs or sub not in subs):
-        raise DatasetNotAvailable(f"dataset {base!r} has no sub-corpus {sub!r}; "
-                                  f"it has {subs or 'none'}")
+        raise DatasetNotAvailable(
+            f"dataset {base!r} has no sub-corpus {sub!r}; it has {subs or 'none'}"
+        )
     return base, sub or None
 
 
@@ -62,15 +63,18 @@ def locate(base: str) -> Path:
     raise DatasetNotAvailable(
         f"dataset {base!r} is registered but not available on this machine: "
         f"{entry['file']} was not found in any of: {', '.join(looked)}. "
-        f"Set $STYLO_DATA to the folder that holds {base}/.")
+        f"Set $STYLO_DATA to the folder that holds {base}/."
+    )
 
 
 def check_sha256(path: Path, expected: str) -> None:
     got = sha256_of(path)
     if got != expected:
-        raise DataError(f"{path}: checksum mismatch (sha256 {got}, registry says {expected}); "
-                        f"the file differs from the registered copy. Pass verify=False to load "
-                        f"it anyway.")
+        raise DataError(
+            f"{path}: checksum mismatch (sha256 {got}, registry says {expected}); "
+            f"the file differs from the registered copy. Pass verify=False to load "
+            f"it anyway."
+        )
 
 
 def available() -> pd.DataFrame:
@@ -81,7 +85,13 @@ def available() -> pd.DataFrame:
             path, ok = locate(name), True
         except DatasetNotAvailable:
             path, ok = None, False
-        rows.append({"name": name, "kind": entry["kind"], "available": ok,
-                     "path": str(path) if path else "", "description": entry["description"]})
+        rows.append(
+            {
+                "name": name,
+                "kind": entry["kind"],
+                "available": ok,
+                "path": str(path) if path else "",
+                "description": entry["description"],
+            }
+        )
     return pd.DataFrame(rows)
-

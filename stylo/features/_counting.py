@@ -73,11 +73,19 @@ def _new_counter(min_n, max_n, bits, word_bounded):
     layout = (min_n, max_n, bits, word_bounded, direct_n, chain_lo, low_shift)
     cap = 1 << 16
     shift = np.int64(31 - 16)  # a home slot is the top 16 bits of a 31-bit tag
-    return (layout, np.zeros(1 << (bits * direct_n), dtype=np.int32),
-            np.zeros(cap, dtype=np.int64), shift, np.empty(cap // 2, dtype=np.int64),
-            np.empty(cap // 2, dtype=np.int32), np.zeros(cap // 2, dtype=np.int32),
-            np.int64(0), np.empty(16, dtype=np.int64), np.empty(16, dtype=np.int32),
-            np.empty(16, dtype=np.int32))
+    return (
+        layout,
+        np.zeros(1 << (bits * direct_n), dtype=np.int32),
+        np.zeros(cap, dtype=np.int64),
+        shift,
+        np.empty(cap // 2, dtype=np.int64),
+        np.empty(cap // 2, dtype=np.int32),
+        np.zeros(cap // 2, dtype=np.int32),
+        np.int64(0),
+        np.empty(16, dtype=np.int64),
+        np.empty(16, dtype=np.int32),
+        np.empty(16, dtype=np.int32),
+    )
 
 
 @numba.njit(cache=True, nogil=True)
@@ -90,8 +98,10 @@ def _with_room(tab, shift, keys, parent, cnt, n_local, most):
             cap *= 2
             shift -= 1
         if shift < 0:
-            raise ValueError("more than 2**30 distinct n-grams in one chunk: use more "
-                             "n_jobs or fewer documents at a time")
+            raise ValueError(
+                "more than 2**30 distinct n-grams in one chunk: use more "
+                "n_jobs or fewer documents at a time"
+            )
         tab = rehash(tab, cap, shift)
     if n_local + most > keys.shape[0]:
         keys = grow(keys, n_local + most)
@@ -140,8 +150,7 @@ def _count_piece(counter, n_t, sym, seg_off, s0, s1, start, stop):
     kb = grow(kb, most)
     spans = grow(spans, most)
     touched = grow(touched, n_t + most)
-    nk = doc_windows(sym, seg_off, s0, s1, start, stop, min_n, max_n, bits, word_bounded, kb,
-                     spans)
+    nk = doc_windows(sym, seg_off, s0, s1, start, stop, min_n, max_n, bits, word_bounded, kb, spans)
     tab, shift, keys, parent, cnt = _with_room(tab, shift, keys, parent, cnt, n_local, most)
     mask = tab.shape[0] - 1
     for u in range(nk):
@@ -166,8 +175,9 @@ def _count_piece(counter, n_t, sym, seg_off, s0, s1, start, stop):
         if n > direct_n:
             g = probe(tab, keys, key, tag(key), shift, mask)
             if tab[g] == 0:
-                n_local = _insert_chain(tab, shift, keys, parent, n_local, key, n, chain_lo,
-                                        bits, max_n)
+                n_local = _insert_chain(
+                    tab, shift, keys, parent, n_local, key, n, chain_lo, bits, max_n
+                )
                 # a prefix may have taken the slot found first
                 g = probe(tab, keys, key, tag(key), shift, mask)
             i = slot_id(tab[g])
@@ -217,8 +227,9 @@ def _distinct_keys(counter):
 
 
 @numba.njit(cache=True, nogil=True)
-def count_segments(sym, seg_off, doc_seg, min_n, max_n, bits, word_bounded, piece, ids,
-                   counts, at_end):
+def count_segments(
+    sym, seg_off, doc_seg, min_n, max_n, bits, word_bounded, piece, ids, counts, at_end
+):
     """Count the n-grams of every document exactly (which n-grams: see ``doc_windows``);
     document ``d`` is the segments ``doc_seg[d]:doc_seg[d + 1]`` of ``sym``.
 
@@ -258,8 +269,21 @@ def count_segments(sym, seg_off, doc_seg, min_n, max_n, bits, word_bounded, piec
 
 
 @numba.njit(cache=True, nogil=True)
-def count_text(text, doc_off, idmap, is_space, space_id, word_bounded, min_n, max_n, bits,
-               piece, ids, counts, at_end):
+def count_text(
+    text,
+    doc_off,
+    idmap,
+    is_space,
+    space_id,
+    word_bounded,
+    min_n,
+    max_n,
+    bits,
+    piece,
+    ids,
+    counts,
+    at_end,
+):
     """``count_segments`` of UTF-8 documents (``text[doc_off[d]:doc_off[d + 1]]``), each
     decoded and segmented by ``text_segments`` when its turn comes, about ``piece`` symbols
     at a time (at least ``2 * max_n + 2``), so that only that many symbols are ever held.
@@ -283,9 +307,20 @@ def count_text(text, doc_off, idmap, is_space, space_id, word_bounded, min_n, ma
         while not last:
             doc_sym = grow(doc_sym, min(limit, held + 2 * (b - at)) + 2)
             doc_seg_off = grow(doc_seg_off, min(b - at, limit) // 2 + 4)
-            s1, held, at, inside = text_segments(text, at, b, idmap, is_space, space_id,
-                                                 word_bounded, inside, doc_sym, held,
-                                                 doc_seg_off, limit)
+            s1, held, at, inside = text_segments(
+                text,
+                at,
+                b,
+                idmap,
+                is_space,
+                space_id,
+                word_bounded,
+                inside,
+                doc_sym,
+                held,
+                doc_seg_off,
+                limit,
+            )
             last = at == b
             stop = held  # start positions counted in this piece: start:stop
             keep = held  # symbols carried over to the next: keep:held

@@ -41,8 +41,7 @@ class EntryStore:
         else:
             self._map = bytearray(12 * self.size)
         self.counts = np.frombuffer(self._map, dtype=np.int64, count=self.size)
-        self.ids = np.frombuffer(self._map, dtype=np.int32, count=self.size,
-                                 offset=8 * self.size)
+        self.ids = np.frombuffer(self._map, dtype=np.int32, count=self.size, offset=8 * self.size)
 
     def at_end(self, k: int) -> bool:
         return k == 0 and len(self.firsts) > 1
@@ -56,7 +55,7 @@ class EntryStore:
         ids, counts = self.region(k)
         first = ids.shape[0] - nnz if self.at_end(k) else 0
         self.firsts[k] = self.starts[k] + first
-        return ids[first:first + nnz], counts[first:first + nnz]
+        return ids[first : first + nnz], counts[first : first + nnz]
 
     def pack(self, sizes: list[int], map_parallel, n_pieces: int) -> int:
         """Move chunk k's first ``sizes[k]`` entries right after chunk k - 1's and release the
@@ -73,8 +72,11 @@ class EntryStore:
                 apart = src - at >= n
                 pieces = max(n_pieces if apart else 1, -(-n // _PIECE))
                 cuts = np.linspace(0, n, pieces + 1).astype(np.int64)
-                moves = [(src + a, at + a, b - a)
-                         for a, b in zip(cuts[:-1], cuts[1:], strict=True) if b > a]
+                moves = [
+                    (src + a, at + a, b - a)
+                    for a, b in zip(cuts[:-1], cuts[1:], strict=True)
+                    if b > a
+                ]
                 jobs = [[m] for m in moves] if apart else [moves]
                 map_parallel(lambda job: self._move(job, end), jobs)
             at += n
@@ -101,6 +103,7 @@ class EntryStore:
         """``(ids, counts)``: the ``total`` packed entries, as arrays of exactly that length
         (so that scipy, seeing no much larger base, keeps them without a copy)."""
         first = int(self.firsts[0])
-        return (np.frombuffer(self._map, dtype=np.int32, count=total,
-                              offset=8 * self.size + 4 * first),
-                np.frombuffer(self._map, dtype=np.int64, count=total, offset=8 * first))
+        return (
+            np.frombuffer(self._map, dtype=np.int32, count=total, offset=8 * self.size + 4 * first),
+            np.frombuffer(self._map, dtype=np.int64, count=total, offset=8 * first),
+        )

@@ -73,9 +73,24 @@ class NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
 
     _analyzers: tuple[str, ...] = ()
 
-    def __init__(self, *, analyzer, ngram_range, lowercase=True, min_df=1, max_df=1.0,
-                 max_features=None, vocabulary=None, binary=False, use_idf=False,
-                 smooth_idf=True, sublinear_tf=False, norm=None, dtype=None, n_jobs=None):
+    def __init__(
+        self,
+        *,
+        analyzer,
+        ngram_range,
+        lowercase=True,
+        min_df=1,
+        max_df=1.0,
+        max_features=None,
+        vocabulary=None,
+        binary=False,
+        use_idf=False,
+        smooth_idf=True,
+        sublinear_tf=False,
+        norm=None,
+        dtype=None,
+        n_jobs=None,
+    ):
         self.analyzer = analyzer
         self.ngram_range = ngram_range
         self.lowercase = lowercase
@@ -96,11 +111,15 @@ class NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         if self.analyzer not in self._analyzers:
             raise ValueError(f"analyzer must be one of {self._analyzers}, got {self.analyzer!r}")
         rng = self.ngram_range
-        if (not isinstance(rng, (tuple, list)) or len(rng) != 2
-                or not all(isinstance(v, Integral) and not isinstance(v, bool) for v in rng)
-                or not 1 <= rng[0] <= rng[1]):
-            raise ValueError(f"ngram_range must be (min_n, max_n) with 1 <= min_n <= max_n, "
-                             f"got {rng!r}")
+        if (
+            not isinstance(rng, (tuple, list))
+            or len(rng) != 2
+            or not all(isinstance(v, Integral) and not isinstance(v, bool) for v in rng)
+            or not 1 <= rng[0] <= rng[1]
+        ):
+            raise ValueError(
+                f"ngram_range must be (min_n, max_n) with 1 <= min_n <= max_n, got {rng!r}"
+            )
         for name in ("min_df", "max_df"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, Real):
@@ -113,13 +132,18 @@ class NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         if self.norm not in (None, "l1", "l2"):
             raise ValueError(f"norm must be None, 'l1' or 'l2', got {self.norm!r}")
         weighted = self.use_idf or self.sublinear_tf or self.norm is not None
-        dtype = np.dtype(self.dtype) if self.dtype is not None else (
-            np.dtype(np.float64) if weighted else np.dtype(np.int64))
+        dtype = (
+            np.dtype(self.dtype)
+            if self.dtype is not None
+            else (np.dtype(np.float64) if weighted else np.dtype(np.int64))
+        )
         if dtype.kind not in "iuf":
             raise ValueError(f"dtype must be a numeric dtype, got {self.dtype!r}")
         if weighted and dtype.kind != "f":
-            raise ValueError("use_idf, sublinear_tf and norm give real values: dtype must be a "
-                             f"float dtype, got {dtype}")
+            raise ValueError(
+                "use_idf, sublinear_tf and norm give real values: dtype must be a "
+                f"float dtype, got {dtype}"
+            )
         n_jobs = effective_n_jobs(self.n_jobs)
         return tuple(int(v) for v in rng), dtype, n_jobs
 
@@ -130,8 +154,9 @@ class NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         if isinstance(voc, dict):
             idx = sorted(voc.values())
             if idx != list(range(len(voc))):
-                raise ValueError("vocabulary indices must be 0 .. len(vocabulary) - 1, "
-                                 "each used once")
+                raise ValueError(
+                    "vocabulary indices must be 0 .. len(vocabulary) - 1, each used once"
+                )
             terms = [None] * len(voc)
             for term, i in voc.items():
                 terms[i] = term
@@ -183,8 +208,9 @@ class NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         if self.binary:
             X.data[:] = 1
         if dtype.kind != "f":
-            return sp.csr_matrix((X.data.astype(dtype, copy=False), X.indices, X.indptr),
-                                 shape=X.shape)
+            return sp.csr_matrix(
+                (X.data.astype(dtype, copy=False), X.indices, X.indptr), shape=X.shape
+            )
         data = X.data.astype(dtype)
         if self.sublinear_tf:
             np.log(data, out=data)
@@ -215,16 +241,22 @@ class NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         n_docs = len(docs)
         keys, pos = self._merge_keys(results)
         if keys.shape[0] == 0:
-            raise ValueError("empty vocabulary; the documents contain no n-grams of the "
-                             "requested lengths")
+            raise ValueError(
+                "empty vocabulary; the documents contain no n-grams of the requested lengths"
+            )
 
         def columns_of(col):
             # per chunk, in its thread: the column of each local id
-            return map_parallel(lambda k: local_columns(results[k].order, pos[k], col),
-                                range(len(results)), n_jobs)
+            return map_parallel(
+                lambda k: local_columns(results[k].order, pos[k], col), range(len(results)), n_jobs
+            )
 
-        kept = self._prune([(r.ids, r.counts) for r in results], lambda: columns_of(_IDENTITY),
-                           keys.shape[0], n_docs)
+        kept = self._prune(
+            [(r.ids, r.counts) for r in results],
+            lambda: columns_of(_IDENTITY),
+            keys.shape[0],
+            n_docs,
+        )
         if kept is None:
             self.ngram_keys_ = keys
             maps = columns_of(_IDENTITY)
@@ -281,8 +313,9 @@ class NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
             mask = new_mask
         kept = np.flatnonzero(mask)
         if kept.shape[0] == 0:
-            raise ValueError("After pruning, no terms remain. Try a lower min_df or a higher "
-                             "max_df.")
+            raise ValueError(
+                "After pruning, no terms remain. Try a lower min_df or a higher max_df."
+            )
         return kept
 
     def _count_fixed(self, docs, min_n, max_n, n_jobs):
@@ -317,8 +350,9 @@ class NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         (numpy sorts without the GIL).
         """
         ctx = self._count_context()
-        counters = map_parallel(lambda it: self._counter(it, ctx, min_n, max_n, bits), items,
-                                n_jobs)
+        counters = map_parallel(
+            lambda it: self._counter(it, ctx, min_n, max_n, bits), items, n_jobs
+        )
         items.clear()  # each counter holds what it needs
         entries = EntryStore([c.bound for c in counters])
 
@@ -339,29 +373,35 @@ class NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         del results
         indptr = np.zeros(n_docs + 1, dtype=np.int64)
         np.cumsum(np.concatenate([row_nnz for row_nnz, _ in parts]), out=indptr[1:])
-        total = entries.pack([int(nnz) for _, nnz in parts],
-                             lambda f, xs: map_parallel(f, xs, n_jobs), n_jobs)
+        total = entries.pack(
+            [int(nnz) for _, nnz in parts], lambda f, xs: map_parallel(f, xs, n_jobs), n_jobs
+        )
         idx_dtype = np.int32 if total < 2**31 else np.int64
         ids, counts = entries.packed(total)
-        return sp.csr_matrix((counts, ids.astype(idx_dtype, copy=False),
-                              indptr.astype(idx_dtype)), shape=(n_docs, self.n_features_out_))
+        return sp.csr_matrix(
+            (counts, ids.astype(idx_dtype, copy=False), indptr.astype(idx_dtype)),
+            shape=(n_docs, self.n_features_out_),
+        )
 
     # ---------------------------------------------------------------- plain fallback
     def _fallback_learn(self, docs, min_n, max_n, bits):
-        warnings.warn(f"{bits} bits per symbol x {max_n} symbols exceed 63 bits: counting "
-                      "n-grams with the (slow, exact) pure-Python path", RuntimeWarning,
-                      stacklevel=4)
+        warnings.warn(
+            f"{bits} bits per symbol x {max_n} symbols exceed 63 bits: counting "
+            "n-grams with the (slow, exact) pure-Python path",
+            RuntimeWarning,
+            stacklevel=4,
+        )
         self._packed_ = False
         counts = [count_ngrams(self._reference_ngrams(d, min_n, max_n)) for d in docs]
         names = sorted(set().union(*counts))
         if not names:
-            raise ValueError("empty vocabulary; the documents contain no n-grams of the "
-                             "requested lengths")
+            raise ValueError(
+                "empty vocabulary; the documents contain no n-grams of the requested lengths"
+            )
         col = {t: i for i, t in enumerate(names)}
         ids = np.array([col[t] for c in counts for t in c], dtype=np.int64)
         vals = np.array([v for c in counts for v in c.values()], dtype=np.int64)
-        kept = self._prune([(ids, vals)], lambda: [np.arange(len(names))], len(names),
-                           len(docs))
+        kept = self._prune([(ids, vals)], lambda: [np.arange(len(names))], len(names), len(docs))
         if kept is None:
             kept = np.arange(len(names))
         self._names = np.array([names[i] for i in kept], dtype=object)
@@ -380,8 +420,10 @@ class NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
                     rows.append(r)
                     cols.append(col[t])
                     vals.append(v)
-        X = sp.csr_matrix((np.asarray(vals, dtype=np.int32), (rows, cols)),
-                          shape=(len(docs), self.n_features_out_))
+        X = sp.csr_matrix(
+            (np.asarray(vals, dtype=np.int32), (rows, cols)),
+            shape=(len(docs), self.n_features_out_),
+        )
         X.sort_indices()
         return X
 
@@ -443,7 +485,7 @@ class NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         if not self._packed_:
             return
         self._bits_ = bits
-        self.ngram_keys_ = np.array([pack(ids, bits, max_n) if 0 < len(ids) <= max_n else -1
-                                     for ids in symbol_ids], dtype=np.int64)
-
-
+        self.ngram_keys_ = np.array(
+            [pack(ids, bits, max_n) if 0 < len(ids) <= max_n else -1 for ids in symbol_ids],
+            dtype=np.int64,
+        )

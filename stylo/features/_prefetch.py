@@ -16,8 +16,7 @@ from numba.extending import intrinsic
 PREFETCH_AHEAD = 16
 
 # the intrinsic's name carries the pointer type: opaque ``ptr`` from LLVM 15 (llvmlite 0.44+)
-_PREFETCH_INTRINSIC = ("llvm.prefetch.p0" if llvm_version_info >= (15,)
-                       else "llvm.prefetch.p0i8")
+_PREFETCH_INTRINSIC = "llvm.prefetch.p0" if llvm_version_info >= (15,) else "llvm.prefetch.p0i8"
 
 
 @intrinsic
@@ -31,14 +30,22 @@ def prefetch(typingctx, arr, idx):
         ary = context.make_array(aryty)(context, builder, args[0])
         first = context.cast(builder, args[1], idxty, types.intp)
         rest = [context.get_constant(types.intp, 0)] * (aryty.ndim - 1)
-        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [first, *rest],
-                                       wraparound=False)
+        ptr = cgutils.get_item_pointer(
+            context, builder, aryty, ary, [first, *rest], wraparound=False
+        )
         i8p = ir.IntType(8).as_pointer()
         i32 = ir.IntType(32)
         fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
         fn = cgutils.get_or_insert_function(builder.module, fnty, _PREFETCH_INTRINSIC)
-        builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, 0), ir.Constant(i32, 3),
-                          ir.Constant(i32, 1)])
+        builder.call(
+            fn,
+            [
+                builder.bitcast(ptr, i8p),
+                ir.Constant(i32, 0),
+                ir.Constant(i32, 3),
+                ir.Constant(i32, 1),
+            ],
+        )
         return context.get_dummy_value()
 
     return sig, codegen

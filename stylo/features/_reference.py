@@ -15,7 +15,7 @@ _TOKEN = re.compile(r"(?u)\w+(?:['\u2019]\w+)*")
 def char_ngrams(text: str, min_n: int, max_n: int) -> list[str]:
     """n-grams of the text after collapsing whitespace runs (>= 2 chars) to one space."""
     text = _WHITESPACE_RUN.sub(" ", text)
-    return [text[i:i + n] for n in range(min_n, max_n + 1) for i in range(len(text) - n + 1)]
+    return [text[i : i + n] for n in range(min_n, max_n + 1) for i in range(len(text) - n + 1)]
 
 
 def char_wb_ngrams(text: str, min_n: int, max_n: int) -> list[str]:
@@ -23,8 +23,11 @@ def char_wb_ngrams(text: str, min_n: int, max_n: int) -> list[str]:
     out = []
     for word in text.split():
         w = f" {word} "
-        out += [w[i:i + n] for n in range(min_n, min(max_n, len(w) - 1) + 1)
-                for i in range(len(w) - n + 1)]
+        out += [
+            w[i : i + n]
+            for n in range(min_n, min(max_n, len(w) - 1) + 1)
+            for i in range(len(w) - n + 1)
+        ]
         if len(w) <= max_n:
             out.append(w)
     return out
@@ -38,8 +41,9 @@ def tokenize(text: str) -> list[str]:
 def word_ngrams(text: str, min_n: int, max_n: int) -> list[str]:
     """Space-joined token n-grams."""
     toks = tokenize(text)
-    return [" ".join(toks[i:i + n]) for n in range(min_n, max_n + 1)
-            for i in range(len(toks) - n + 1)]
+    return [
+        " ".join(toks[i : i + n]) for n in range(min_n, max_n + 1) for i in range(len(toks) - n + 1)
+    ]
 
 
 def count_ngrams(ngrams: list[str]) -> dict[str, int]:
@@ -100,19 +104,22 @@ def delta(z1, z2, kind: str) -> float:
     if kind == "burrows":
         return sum(abs(a - b) for a, b in zip(z1, z2, strict=True)) / k
     if kind == "eder":
-        return sum(abs(a - b) * (k - r) / k
-                   for r, (a, b) in enumerate(zip(z1, z2, strict=True))) / k
+        return (
+            sum(abs(a - b) * (k - r) / k for r, (a, b) in enumerate(zip(z1, z2, strict=True))) / k
+        )
     return 1.0 - row_similarity(z1, z2, "cosine")
 
 
 def z_scores(counts, reference, max_features, ddof=1):
     """Delta z-scores of ``counts`` rows from a dense reference count matrix."""
+
     def rel(M):
         out = []
         for row in M:
             s = float(sum(row))
             out.append([v / s if s > 0 else 0.0 for v in row])
         return out
+
     R = rel(reference)
     n = len(R)
     means = [sum(r[j] for r in R) / n for j in range(len(R[0]))]
@@ -120,5 +127,7 @@ def z_scores(counts, reference, max_features, ddof=1):
     cols = ranked[:max_features]
     mu = [means[j] for j in cols]
     sd = [(sum((r[j] - means[j]) ** 2 for r in R) / (n - ddof)) ** 0.5 for j in cols]
-    return [[(row[j] - m) / s if s > 1e-12 else 0.0 for j, m, s in zip(cols, mu, sd, strict=True)]
-            for row in rel(counts)]
+    return [
+        [(row[j] - m) / s if s > 1e-12 else 0.0 for j, m, s in zip(cols, mu, sd, strict=True)]
+        for row in rel(counts)
+    ]

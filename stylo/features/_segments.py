@@ -24,8 +24,9 @@ class TextChunk:
     def __init__(self, docs: list[str], word_bounded: bool):
         self.text, self.doc_off = encode_utf8(docs)
         self.present = np.zeros(N_CODEPOINTS, dtype=np.uint8)
-        self.size = scan_text(self.text, self.doc_off, char_table("space"), word_bounded,
-                              self.present)
+        self.size = scan_text(
+            self.text, self.doc_off, char_table("space"), word_bounded, self.present
+        )
 
 
 @numba.njit(cache=True, nogil=True)
@@ -63,8 +64,9 @@ def scan_text(text, doc_off, is_space, word_bounded, present):
 
 
 @numba.njit(cache=True, nogil=True)
-def text_segments(text, i, b, idmap, is_space, space_id, word_bounded, inside, sym, m, seg_off,
-                  limit):
+def text_segments(
+    text, i, b, idmap, is_space, space_id, word_bounded, inside, sym, m, seg_off, limit
+):
     """Decode the UTF-8 document ``text[i:b]`` (``b`` its end), map code points to symbols
     (``idmap``) and cut it into n-gram segments, written to ``sym`` from index ``m`` on and to
     ``seg_off`` (``seg_off[0] = 0``), until ``limit`` or more symbols are held or the document
@@ -130,8 +132,7 @@ def text_segments(text, i, b, idmap, is_space, space_id, word_bounded, inside, s
 
 
 @numba.njit(cache=True, nogil=True)
-def doc_windows(sym, seg_off, s0, s1, start, stop, min_n, max_n, bits, word_bounded, keys,
-                spans):
+def doc_windows(sym, seg_off, s0, s1, start, stop, min_n, max_n, bits, word_bounded, keys, spans):
     """The n-grams starting at positions ``start:stop`` of segments ``s0:s1`` (one document,
     or one piece of it), grouped by start position.
 

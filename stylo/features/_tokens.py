@@ -23,8 +23,9 @@ def tokenize(docs: list[str], lowercase: bool):
     tables = (lower_table(), char_table("word"), char_table("apos"), char_table("lower_special"))
     *tokens, special = tokenize_text(*encode_utf8(docs), tables[0], lowercase, *tables[1:])
     if special:  # context-dependent lowering: Python lowers, the kernel does not
-        *tokens, _ = tokenize_text(*encode_utf8([d.lower() for d in docs]), tables[0], False,
-                                   *tables[1:])
+        *tokens, _ = tokenize_text(
+            *encode_utf8([d.lower() for d in docs]), tables[0], False, *tables[1:]
+        )
     return tokens
 
 
@@ -134,7 +135,7 @@ def tokenize_text(text, doc_off, lower, lowercase, is_word, is_apos, is_special)
         if inside:
             at, t = _end_token(buf, at, tok_off, t)
     doc_tok[n_docs] = t
-    return buf[:at], tok_off[:t + 1], doc_tok, False
+    return buf[:at], tok_off[: t + 1], doc_tok, False
 
 
 @numba.njit(cache=True, nogil=True)
@@ -177,7 +178,7 @@ def intern_tokens(buf, tok_off):
                 first[n_ids] = t
                 pool_off = grow(pool_off, n_ids + 2)
                 pool = grow(pool, pool_off[n_ids] + n)
-                pool[pool_off[n_ids]: pool_off[n_ids] + n] = buf[a: a + n]
+                pool[pool_off[n_ids] : pool_off[n_ids] + n] = buf[a : a + n]
                 pool_off[n_ids + 1] = pool_off[n_ids] + n
                 n_ids += 1
                 break
@@ -202,7 +203,7 @@ def intern_tokens(buf, tok_off):
                     g = (g + 1) & mask
                 table[g, 0] = hashes[first[i]]
                 table[g, 1] = i
-    return tok_ids, pool[:pool_off[n_ids]], pool_off[:n_ids + 1].copy()
+    return tok_ids, pool[: pool_off[n_ids]], pool_off[: n_ids + 1].copy()
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -253,7 +254,7 @@ def sort_tokens(pool, pool_off):
     buf = np.empty(off[n], dtype=np.uint8)
     for r in range(n):
         a = pool_off[order[r]]
-        buf[off[r]:off[r + 1]] = pool[a:a + off[r + 1] - off[r]]
+        buf[off[r] : off[r + 1]] = pool[a : a + off[r + 1] - off[r]]
     return buf, off, order
 
 
@@ -296,7 +297,7 @@ def merge_tokens(a_buf, a_off, b_buf, b_off):
         if c <= 0:
             a = a_off[i]
             size = a_off[i + 1] - a
-            buf[off[n]:off[n] + size] = a_buf[a:a + size]
+            buf[off[n] : off[n] + size] = a_buf[a : a + size]
             pos_a[i] = n
             i += 1
             if c == 0:
@@ -305,12 +306,12 @@ def merge_tokens(a_buf, a_off, b_buf, b_off):
         else:
             a = b_off[j]
             size = b_off[j + 1] - a
-            buf[off[n]:off[n] + size] = b_buf[a:a + size]
+            buf[off[n] : off[n] + size] = b_buf[a : a + size]
             pos_b[j] = n
             j += 1
         off[n + 1] = off[n] + size
         n += 1
-    return buf[:off[n]], off[:n + 1].copy(), pos_a, pos_b
+    return buf[: off[n]], off[: n + 1].copy(), pos_a, pos_b
 
 
 @numba.njit(cache=True, nogil=True)

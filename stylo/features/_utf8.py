@@ -20,8 +20,12 @@ SPACE = 32
 # two, U+03A3 to a final or a medial sigma depending on its neighbours
 LOWER_SPECIAL = "\u0130\u03a3"
 
-_PATTERNS = {"space": r"\s", "word": r"\w", "apos": "['\u2019]",
-             "lower_special": f"[{LOWER_SPECIAL}]"}
+_PATTERNS = {
+    "space": r"\s",
+    "word": r"\w",
+    "apos": "['\u2019]",
+    "lower_special": f"[{LOWER_SPECIAL}]",
+}
 _TABLES: dict[str, np.ndarray] = {}
 
 
@@ -43,8 +47,9 @@ def lower_table() -> np.ndarray:
         every = "".join(map(chr, range(N_CODEPOINTS)))
         for c in LOWER_SPECIAL:
             every = every.replace(c, "a")
-        table = np.frombuffer(every.lower().encode("utf-32-le", "surrogatepass"),
-                              dtype=np.int32).copy()
+        table = np.frombuffer(
+            every.lower().encode("utf-32-le", "surrogatepass"), dtype=np.int32
+        ).copy()
         for c in LOWER_SPECIAL:
             table[ord(c)] = ord(c)
         _TABLES["lower"] = table
@@ -62,7 +67,7 @@ def encode_utf8(docs: list[str]) -> tuple[np.ndarray, np.ndarray]:
     at = 0
     for i, d in enumerate(docs):
         encoded = d.encode("utf-8", "surrogatepass")
-        view[at:at + len(encoded)] = encoded
+        view[at : at + len(encoded)] = encoded
         at += len(encoded)
         doc_off[i + 1] = at
     return text[:at], doc_off
@@ -78,10 +83,15 @@ def decode(text, i):
     if b < 0xE0:
         return (b & 0x1F) << 6 | (np.int32(text[i + 1]) & 0x3F), i + 2
     if b < 0xF0:
-        return ((b & 0x0F) << 12 | (np.int32(text[i + 1]) & 0x3F) << 6
-                | (np.int32(text[i + 2]) & 0x3F)), i + 3
-    return ((b & 0x07) << 18 | (np.int32(text[i + 1]) & 0x3F) << 12
-            | (np.int32(text[i + 2]) & 0x3F) << 6 | (np.int32(text[i + 3]) & 0x3F)), i + 4
+        return (
+            (b & 0x0F) << 12 | (np.int32(text[i + 1]) & 0x3F) << 6 | (np.int32(text[i + 2]) & 0x3F)
+        ), i + 3
+    return (
+        (b & 0x07) << 18
+        | (np.int32(text[i + 1]) & 0x3F) << 12
+        | (np.int32(text[i + 2]) & 0x3F) << 6
+        | (np.int32(text[i + 3]) & 0x3F)
+    ), i + 4
 
 
 @numba.njit(cache=True, nogil=True, inline="always")

@@ -34,8 +34,19 @@ from sklearn.utils.validation import (
 
 from stylo.features._validation import effective_n_jobs
 
-__all__ = ["DELTAS", "ArgamonDelta", "BurrowsDelta", "CosineDelta", "Delta", "DeltaScaler",
-           "EderDelta", "WeightedManhattanDelta", "get_delta", "paired_delta", "pairwise_delta"]
+__all__ = [
+    "DELTAS",
+    "ArgamonDelta",
+    "BurrowsDelta",
+    "CosineDelta",
+    "Delta",
+    "DeltaScaler",
+    "EderDelta",
+    "WeightedManhattanDelta",
+    "get_delta",
+    "paired_delta",
+    "pairwise_delta",
+]
 
 _CONSTANT = 1e-12  # a standard deviation of relative frequencies this small is rounding noise
 
@@ -71,8 +82,14 @@ class DeltaScaler(TransformerMixin, BaseEstimator):
 
     def _relative(self, X, reset):
         """Checked ``X`` (CSR float64) divided by its row totals."""
-        X = validate_data(self, X, reset=reset, accept_sparse="csr", dtype=np.float64,
-                          ensure_min_samples=self.ddof + 1 if reset else 1)
+        X = validate_data(
+            self,
+            X,
+            reset=reset,
+            accept_sparse="csr",
+            dtype=np.float64,
+            ensure_min_samples=self.ddof + 1 if reset else 1,
+        )
         check_non_negative(X, "DeltaScaler")
         X = sp.csr_matrix(X)
         totals = np.asarray(X.sum(axis=1)).ravel()
@@ -82,8 +99,9 @@ class DeltaScaler(TransformerMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Learn the kept columns (``columns_``), ``mean_`` and ``std_`` from counts ``X``."""
         mf = self.max_features
-        if mf is not None and (isinstance(mf, bool) or not isinstance(mf, (int, np.integer))
-                               or mf < 1):
+        if mf is not None and (
+            isinstance(mf, bool) or not isinstance(mf, (int, np.integer)) or mf < 1
+        ):
             raise ValueError(f"max_features must be a positive int or None, got {mf!r}")
         if self.ddof not in (0, 1):
             raise ValueError(f"ddof must be 0 or 1, got {self.ddof!r}")
@@ -91,7 +109,7 @@ class DeltaScaler(TransformerMixin, BaseEstimator):
         mean = np.asarray(F.mean(axis=0)).ravel()
         # means equal to 12 decimals are ties (summation order must not decide the ranking)
         order = np.lexsort((np.arange(mean.shape[0]), -np.round(mean, 12)))
-        self.columns_ = order[: mf] if mf is not None else order
+        self.columns_ = order[:mf] if mf is not None else order
         dense = F[:, self.columns_].toarray()
         self.mean_ = dense.mean(axis=0)
         self.std_ = dense.std(axis=0, ddof=self.ddof)
@@ -119,11 +137,14 @@ def _check_z(Z1, Z2, paired):
     Z1 = np.asarray(Z1.toarray() if sp.issparse(Z1) else Z1, dtype=np.float64)
     Z2 = np.asarray(Z2.toarray() if sp.issparse(Z2) else Z2, dtype=np.float64)
     if Z1.ndim != 2 or Z2.ndim != 2 or Z1.shape[1] != Z2.shape[1] or Z1.shape[1] == 0:
-        raise ValueError(f"Z1 and Z2 must be 2-D with the same, non-zero number of columns; "
-                         f"got {Z1.shape} and {Z2.shape}")
+        raise ValueError(
+            f"Z1 and Z2 must be 2-D with the same, non-zero number of columns; "
+            f"got {Z1.shape} and {Z2.shape}"
+        )
     if paired and Z1.shape[0] != Z2.shape[0]:
-        raise ValueError(f"paired_delta needs as many rows in Z1 ({Z1.shape[0]}) as in Z2 "
-                         f"({Z2.shape[0]})")
+        raise ValueError(
+            f"paired_delta needs as many rows in Z1 ({Z1.shape[0]}) as in Z2 ({Z2.shape[0]})"
+        )
     if not (np.isfinite(Z1).all() and np.isfinite(Z2).all()):
         raise ValueError("z-scores contain NaN or infinity")
     return np.ascontiguousarray(Z1), np.ascontiguousarray(Z2)
@@ -245,8 +266,9 @@ class CosineDelta(Delta):
 
 
 #: Delta variants by name, in the order the reports list them
-DELTAS: dict[str, type[Delta]] = {cls.name: cls for cls in (BurrowsDelta, ArgamonDelta,
-                                                             EderDelta, CosineDelta)}
+DELTAS: dict[str, type[Delta]] = {
+    cls.name: cls for cls in (BurrowsDelta, ArgamonDelta, EderDelta, CosineDelta)
+}
 
 
 def get_delta(kind: str) -> Delta:

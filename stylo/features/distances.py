@@ -29,8 +29,14 @@ from threadpoolctl import threadpool_limits
 
 from stylo.features._validation import effective_n_jobs
 
-__all__ = ["paired_minmax", "paired_cosine", "paired_manhattan", "pairwise_minmax",
-           "pairwise_cosine", "pairwise_manhattan"]
+__all__ = [
+    "paired_minmax",
+    "paired_cosine",
+    "paired_manhattan",
+    "pairwise_minmax",
+    "pairwise_cosine",
+    "pairwise_manhattan",
+]
 
 _MINMAX, _COSINE, _MANHATTAN, _DOT = 0, 1, 2, 3
 
@@ -94,8 +100,9 @@ def _pairwise_block(kind, xd, xi, xp, yd, yrow, ycol_ptr, n_y, skip, r0, r1, xs,
             for t in range(ycol_ptr[j], ycol_ptr[j + 1]):
                 acc[yrow[t]] += _common(kind, xv, yd[t])
         for c in range(n_y):
-            out[r - r0, c] = _finish(kind, acc[c], xs[0][r], xs[1][r], xs[2][r],
-                                     ys[0][c], ys[1][c], ys[2][c])
+            out[r - r0, c] = _finish(
+                kind, acc[c], xs[0][r], xs[1][r], xs[2][r], ys[0][c], ys[1][c], ys[2][c]
+            )
     return out
 
 
@@ -116,8 +123,7 @@ def _paired_block(kind, xd, xi, xp, yd, yi, yp, r0, r1, xs, ys):
                 a += 1
             else:
                 b += 1
-        out[r - r0] = _finish(kind, acc, xs[0][r], xs[1][r], xs[2][r],
-                              ys[0][r], ys[1][r], ys[2][r])
+        out[r - r0] = _finish(kind, acc, xs[0][r], xs[1][r], xs[2][r], ys[0][r], ys[1][r], ys[2][r])
     return out
 
 
@@ -130,8 +136,10 @@ def _as_csr(X, name, kind):
     if not np.all(np.isfinite(X.data)):
         raise ValueError(f"{name} contains NaN or infinity")
     if kind == _MINMAX and X.data.size and X.data.min() < 0:
-        raise ValueError(f"{name} has negative entries: min-max similarity needs "
-                         "non-negative features (counts or frequencies)")
+        raise ValueError(
+            f"{name} has negative entries: min-max similarity needs "
+            "non-negative features (counts or frequencies)"
+        )
     return X
 
 
@@ -141,8 +149,9 @@ def _check(kind, X, Y, paired):
     if X.shape[1] != Y.shape[1]:
         raise ValueError(f"X has {X.shape[1]} features but Y has {Y.shape[1]}")
     if paired and X.shape[0] != Y.shape[0]:
-        raise ValueError(f"paired kernels need as many rows in X ({X.shape[0]}) as in Y "
-                         f"({Y.shape[0]})")
+        raise ValueError(
+            f"paired kernels need as many rows in X ({X.shape[0]}) as in Y ({Y.shape[0]})"
+        )
     return X, Y
 
 
@@ -164,8 +173,7 @@ def _run(kind, X, Y, paired, n_jobs, skip=None):
     bounds = np.linspace(0, n, min(n, 4 * n_jobs) + 1 if n else 2).astype(np.int64)
 
     def block(i):
-        return fn(kind, X.data, X.indices, X.indptr, *y_arrays, bounds[i], bounds[i + 1],
-                  xs, ys)
+        return fn(kind, X.data, X.indices, X.indptr, *y_arrays, bounds[i], bounds[i + 1], xs, ys)
 
     if n_jobs == 1:
         parts = [block(i) for i in range(len(bounds) - 1)]
@@ -214,7 +222,7 @@ def pairwise_cosine(X, Y, n_jobs=None):
     if busy.shape[0]:
         with threadpool_limits(limits=effective_n_jobs(n_jobs), user_api="blas"):
             for a in range(0, busy.shape[0], _DENSE_BLOCK):
-                cols = busy[a: a + _DENSE_BLOCK]
+                cols = busy[a : a + _DENSE_BLOCK]
                 out += X[:, cols].toarray() @ Y[:, cols].toarray().T
     return out
 
@@ -236,8 +244,9 @@ def _busy_columns(X, Y):
     small blocks, where setting up the dense product would cost more)."""
     if X.shape[0] * Y.shape[0] < _DENSE_MIN_PAIRS:
         return np.zeros(0, dtype=np.int64)
-    work = (np.bincount(X.indices, minlength=X.shape[1]).astype(np.float64)
-            * np.bincount(Y.indices, minlength=Y.shape[1]))
+    work = np.bincount(X.indices, minlength=X.shape[1]).astype(np.float64) * np.bincount(
+        Y.indices, minlength=Y.shape[1]
+    )
     return np.flatnonzero(work * _BLAS_GAIN >= X.shape[0] * Y.shape[0] * 1.0)
 
 

@@ -20,8 +20,29 @@ from stylo.text_input import check_texts
 __all__ = ["FunctionWords", "function_words", "PUNCTUATION", "CHAR_CLASSES"]
 
 #: Punctuation marks counted by ``FunctionWords(punctuation=True)``.
-PUNCTUATION = (".", ",", ";", ":", "!", "?", "'", '"', "-", "(", ")", "\u2026", "\u2014",
-               "\u2013", "\u2018", "\u2019", "\u201c", "\u201d", "/", "*", "&")
+PUNCTUATION = (
+    ".",
+    ",",
+    ";",
+    ":",
+    "!",
+    "?",
+    "'",
+    '"',
+    "-",
+    "(",
+    ")",
+    "\u2026",
+    "\u2014",
+    "\u2013",
+    "\u2018",
+    "\u2019",
+    "\u201c",
+    "\u201d",
+    "/",
+    "*",
+    "&",
+)
 #: Character classes of ``FunctionWords(char_classes=True)``: by ``str.islower`` /
 #: ``isupper``, ``\d`` digits, ``\s`` whitespace, Unicode category P* punctuation, the rest.
 CHAR_CLASSES = ("lower", "upper", "digit", "space", "punct", "other")
@@ -42,8 +63,11 @@ def function_words(language: str = "en") -> tuple[str, ...]:
 def _class_table() -> np.ndarray:
     every = "".join(map(chr, range(N_CODEPOINTS)))
     table = np.full(N_CODEPOINTS, CHAR_CLASSES.index("other"), dtype=np.int64)
-    for name, test in (("punct", lambda c: unicodedata.category(c).startswith("P")),
-                       ("lower", str.islower), ("upper", str.isupper)):
+    for name, test in (
+        ("punct", lambda c: unicodedata.category(c).startswith("P")),
+        ("lower", str.islower),
+        ("upper", str.isupper),
+    ):
         table[[i for i, c in enumerate(every) if test(c)]] = CHAR_CLASSES.index(name)
     table[char_table("space") == 1] = CHAR_CLASSES.index("space")
     table[[i for i, c in enumerate(every) if c.isdecimal()]] = CHAR_CLASSES.index("digit")
@@ -75,8 +99,15 @@ class FunctionWords(TextInputMixin, TransformerMixin, BaseEstimator):
     ``sparse_output=True``.
     """
 
-    def __init__(self, language="en", *, words=None, punctuation=False, char_classes=False,
-                 sparse_output=False):
+    def __init__(
+        self,
+        language="en",
+        *,
+        words=None,
+        punctuation=False,
+        char_classes=False,
+        sparse_output=False,
+    ):
         self.language = language
         self.words = words
         self.punctuation = punctuation
@@ -92,8 +123,11 @@ class FunctionWords(TextInputMixin, TransformerMixin, BaseEstimator):
         if len(set(words)) != len(words):
             raise ValueError("words contains repeated entries")
         self.words_ = np.array(words, dtype=object)
-        self.n_features_out_ = (len(words) + len(PUNCTUATION) * bool(self.punctuation)
-                                + len(CHAR_CLASSES) * bool(self.char_classes))
+        self.n_features_out_ = (
+            len(words)
+            + len(PUNCTUATION) * bool(self.punctuation)
+            + len(CHAR_CLASSES) * bool(self.char_classes)
+        )
         return self
 
     def transform(self, X):

@@ -60,17 +60,20 @@ class TextDistortion(TextInputMixin, TransformerMixin, BaseEstimator):
         check_is_fitted(self, "vocabulary_")
         keep = set(self.vocabulary_)
         if self.method == "dv_ma":
+
             def word(m):
                 return m.group() if m.group().lower() in keep else "*" * len(m.group())
 
             def digits(m):
                 return "#" * len(m.group())
         else:
+
             def word(m):
                 return m.group() if m.group().lower() in keep else "*"
 
             def digits(m):
                 return "#"
+
         return [_DIGITS.sub(digits, _WORD.sub(word, doc)) for doc in check_texts(X)]
 
 
@@ -80,7 +83,8 @@ _TOKENS = re.compile(
     r"(?P<url>(?:https?://|www\.)\S+)"
     r"|(?P<email>[\w.+-]+@[\w-]+\.[\w.-]+)"
     r"|(?P<number>\d+(?:[.,:]\d+)*)"
-    r"|(?P<word>[^\W\d_]+(?:['\u2019-][^\W\d_]+)*)")
+    r"|(?P<word>[^\W\d_]+(?:['\u2019-][^\W\d_]+)*)"
+)
 _SENTENCE_END = re.compile(r"[.!?\u2026\n]")
 
 
@@ -139,7 +143,7 @@ class EntityMasker(TextInputMixin, TransformerMixin, BaseEstimator):
                 initial = not out or _SENTENCE_END.search(doc, last, m.start()) is not None
                 if shouting or not initial:
                     replacement = self.entity_token
-            out.append(doc[last:m.start()])
+            out.append(doc[last : m.start()])
             out.append(replacement)
             last = m.end()
         out.append(doc[last:])

@@ -109,14 +109,40 @@ class CharNgrams(NgramCounts):
 
     _analyzers = ("char", "char_wb")
 
-    def __init__(self, ngram_range=(1, 4), *, analyzer="char", lowercase=True, min_df=1,
-                 max_df=1.0, max_features=None, vocabulary=None, binary=False, use_idf=False,
-                 smooth_idf=True, sublinear_tf=False, norm=None, dtype=None, n_jobs=None):
-        super().__init__(analyzer=analyzer, ngram_range=ngram_range, lowercase=lowercase,
-                         min_df=min_df, max_df=max_df, max_features=max_features,
-                         vocabulary=vocabulary, binary=binary, use_idf=use_idf,
-                         smooth_idf=smooth_idf, sublinear_tf=sublinear_tf, norm=norm,
-                         dtype=dtype, n_jobs=n_jobs)
+    def __init__(
+        self,
+        ngram_range=(1, 4),
+        *,
+        analyzer="char",
+        lowercase=True,
+        min_df=1,
+        max_df=1.0,
+        max_features=None,
+        vocabulary=None,
+        binary=False,
+        use_idf=False,
+        smooth_idf=True,
+        sublinear_tf=False,
+        norm=None,
+        dtype=None,
+        n_jobs=None,
+    ):
+        super().__init__(
+            analyzer=analyzer,
+            ngram_range=ngram_range,
+            lowercase=lowercase,
+            min_df=min_df,
+            max_df=max_df,
+            max_features=max_features,
+            vocabulary=vocabulary,
+            binary=binary,
+            use_idf=use_idf,
+            smooth_idf=smooth_idf,
+            sublinear_tf=sublinear_tf,
+            norm=norm,
+            dtype=dtype,
+            n_jobs=n_jobs,
+        )
 
     def _prepare_chunks(self, parts, n_jobs):
         wb = self.analyzer == "char_wb"
@@ -134,8 +160,7 @@ class CharNgrams(NgramCounts):
         present = np.bitwise_or.reduce([c.present for c in chunks])
         present[SPACE] = 1
         seen = np.flatnonzero(present)
-        self.alphabet_ = np.unique(lower_table()[seen] if self.lowercase else seen).astype(
-            np.int32)
+        self.alphabet_ = np.unique(lower_table()[seen] if self.lowercase else seen).astype(np.int32)
         return self.alphabet_.shape[0]
 
     def _count_context(self):
@@ -151,9 +176,21 @@ class CharNgrams(NgramCounts):
         wb = self.analyzer == "char_wb"
 
         def count(ids, counts, at_end):
-            return count_text(chunk.text, chunk.doc_off, idmap, char_table("space"),
-                              np.int32(idmap[SPACE]), wb, min_n, max_n, bits, _DOC_PIECE, ids,
-                              counts, at_end)
+            return count_text(
+                chunk.text,
+                chunk.doc_off,
+                idmap,
+                char_table("space"),
+                np.int32(idmap[SPACE]),
+                wb,
+                min_n,
+                max_n,
+                bits,
+                _DOC_PIECE,
+                ids,
+                counts,
+                at_end,
+            )
 
         return ChunkCounter(n_sym * (max_n - min_n + 1) + n_seg, count)
 
@@ -171,8 +208,10 @@ class CharNgrams(NgramCounts):
             # trailing NULs are padding here: numpy's fixed-width str strips them
             return np.ascontiguousarray(chars).view(f"<U{max_n}").ravel().astype(object)
         lengths = (codes > 0).sum(axis=1)
-        return np.array(["".join(map(chr, row[:n]))
-                         for row, n in zip(chars, lengths, strict=True)], dtype=object)
+        return np.array(
+            ["".join(map(chr, row[:n])) for row, n in zip(chars, lengths, strict=True)],
+            dtype=object,
+        )
 
     def _reference_ngrams(self, doc, min_n, max_n):
         if self.lowercase:  # the kernels lower code points; the reference lowers here
@@ -193,14 +232,39 @@ class WordNgrams(NgramCounts):
 
     _analyzers = ("word",)
 
-    def __init__(self, ngram_range=(1, 1), *, lowercase=True, min_df=1, max_df=1.0,
-                 max_features=None, vocabulary=None, binary=False, use_idf=False,
-                 smooth_idf=True, sublinear_tf=False, norm=None, dtype=None, n_jobs=None):
-        super().__init__(analyzer="word", ngram_range=ngram_range, lowercase=lowercase,
-                         min_df=min_df, max_df=max_df, max_features=max_features,
-                         vocabulary=vocabulary, binary=binary, use_idf=use_idf,
-                         smooth_idf=smooth_idf, sublinear_tf=sublinear_tf, norm=norm,
-                         dtype=dtype, n_jobs=n_jobs)
+    def __init__(
+        self,
+        ngram_range=(1, 1),
+        *,
+        lowercase=True,
+        min_df=1,
+        max_df=1.0,
+        max_features=None,
+        vocabulary=None,
+        binary=False,
+        use_idf=False,
+        smooth_idf=True,
+        sublinear_tf=False,
+        norm=None,
+        dtype=None,
+        n_jobs=None,
+    ):
+        super().__init__(
+            analyzer="word",
+            ngram_range=ngram_range,
+            lowercase=lowercase,
+            min_df=min_df,
+            max_df=max_df,
+            max_features=max_features,
+            vocabulary=vocabulary,
+            binary=binary,
+            use_idf=use_idf,
+            smooth_idf=smooth_idf,
+            sublinear_tf=sublinear_tf,
+            norm=norm,
+            dtype=dtype,
+            n_jobs=n_jobs,
+        )
 
     def get_params(self, deep=True):
         params = super().get_params(deep)
@@ -246,8 +310,9 @@ class WordNgrams(NgramCounts):
         doc_seg = np.arange(doc_tok.shape[0], dtype=np.int64)
 
         def count(ids, counts, at_end):
-            return count_segments(sym, doc_tok, doc_seg, min_n, max_n, bits, False,
-                                  _DOC_PIECE, ids, counts, at_end)
+            return count_segments(
+                sym, doc_tok, doc_seg, min_n, max_n, bits, False, _DOC_PIECE, ids, counts, at_end
+            )
 
         return ChunkCounter(ngram_bound(doc_tok, doc_seg, min_n, max_n), count)
 
@@ -257,8 +322,12 @@ class WordNgrams(NgramCounts):
         tokens = sorted({w for ws in split for w in ws if _TOKEN.fullmatch(w)})
         self._set_tokens(*token_buffer(tokens))
         index = {w: i + 1 for i, w in enumerate(tokens)}
-        self._set_vocabulary(terms, [[index[w] for w in ws] if all(w in index for w in ws)
-                                     else [] for ws in split], len(tokens), max_n)
+        self._set_vocabulary(
+            terms,
+            [[index[w] for w in ws] if all(w in index for w in ws) else [] for ws in split],
+            len(tokens),
+            max_n,
+        )
 
     def _decode_names(self):
         min_n, max_n = self.ngram_range

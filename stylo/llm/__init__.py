@@ -21,9 +21,19 @@ from stylo.llm.cache import ResponseCache, request_key
 from stylo.llm.http import OpenAICompatible
 from stylo.llm.llamacpp import LlamaCpp, default_model_path
 
-__all__ = ["BackendError", "ChatBackend", "Completion", "LlamaCpp", "OpenAICompatible",
-           "OverWindow", "ResponseCache", "default_backend", "default_cache_path",
-           "default_model_path", "request_key"]
+__all__ = [
+    "BackendError",
+    "ChatBackend",
+    "Completion",
+    "LlamaCpp",
+    "OpenAICompatible",
+    "OverWindow",
+    "ResponseCache",
+    "default_backend",
+    "default_cache_path",
+    "default_model_path",
+    "request_key",
+]
 
 
 def default_cache_path() -> Path:

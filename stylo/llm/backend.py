@@ -79,8 +79,9 @@ class ChatBackend:
 
     def __init__(self, model: str, cache=None, context_window: int | None = None):
         self.model = model
-        self.cache = cache if cache is None or isinstance(cache, ResponseCache) \
-            else ResponseCache(cache)
+        self.cache = (
+            cache if cache is None or isinstance(cache, ResponseCache) else ResponseCache(cache)
+        )
         self.context_window = context_window
         self.calls: list[dict] = []
         self._calls_lock = threading.Lock()
@@ -106,53 +107,97 @@ class ChatBackend:
         """Tokens the messages take, with a small allowance per message for the chat template."""
         return sum(self.count_tokens(m["content"]) + 8 for m in messages)
 
-    def chat(self, messages: list[dict], max_tokens: int = 256, temperature: float = 0.0,
-             json_schema: dict | None = None, seed: int = 0) -> Completion:
+    def chat(
+        self,
+        messages: list[dict],
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        json_schema: dict | None = None,
+        seed: int = 0,
+    ) -> Completion:
         """One chat completion, from the cache when the identical request was answered before.
 
         ``json_schema`` asks for structured output where the backend supports it; the answer
         text is returned as is either way (parsing is the caller's job).
         """
-        request = {"messages": [{"role": m["role"], "content": m["content"]} for m in messages],
-                   "max_tokens": int(max_tokens), "temperature": float(temperature),
-                   "seed": int(seed), "json_schema": json_schema}
+        request = {
+            "messages": [{"role": m["role"], "content": m["content"]} for m in messages],
+            "max_tokens": int(max_tokens),
+            "temperature": float(temperature),
+            "seed": int(seed),
+            "json_schema": json_schema,
+        }
         key = request_key(self.kind, self.model_id, request)
         hit = self.cache.get(key) if self.cache is not None else None
         if hit is not None:
-            out = Completion(text=hit["text"], status=_status(hit["finish_reason"]),
-                             prompt_tokens=hit["prompt_tokens"],
-                             completion_tokens=hit["completion_tokens"], seconds=hit["seconds"],
-                             cached=True, finish_reason=hit["finish_reason"])
+            out = Completion(
+                text=hit["text"],
+                status=_status(hit["finish_reason"]),
+                prompt_tokens=hit["prompt_tokens"],
+                completion_tokens=hit["completion_tokens"],
+                seconds=hit["seconds"],
+                cached=True,
+                finish_reason=hit["finish_reason"],
+            )
             return self._record(key, out)
         if self.context_window is not None:
             need = self.prompt_tokens(request["messages"]) + request["max_tokens"]
             if need > self.context_window:
-                return self._record(key, Completion(
-                    text="", status=OVER_WINDOW, prompt_tokens=need - request["max_tokens"],
-                    error=f"prompt needs ~{need} tokens with the answer; the context window "
-                          f"is {self.context_window}"))
+                return self._record(
+                    key,
+                    Completion(
+                        text="",
+                        status=OVER_WINDOW,
+                        prompt_tokens=need - request["max_tokens"],
+                        error=f"prompt needs ~{need} tokens with the answer; the context window "
+                        f"is {self.context_window}",
+                    ),
+                )
         start = time.perf_counter()
         try:
             got = self._call(request)
         except OverWindow as exc:
-            return self._record(key, Completion(text="", status=OVER_WINDOW, error=str(exc),
-                                                seconds=time.perf_counter() - start))
+            return self._record(
+                key,
+                Completion(
+                    text="", status=OVER_WINDOW, error=str(exc), seconds=time.perf_counter() - start
+                ),
+            )
         except BackendError as exc:
             self._warn_once(str(exc))
-            return self._record(key, Completion(text="", status=ERROR, error=str(exc),
-                                                seconds=time.perf_counter() - start))
+            return self._record(
+                key,
+                Completion(
+                    text="", status=ERROR, error=str(exc), seconds=time.perf_counter() - start
+                ),
+            )
         seconds = time.perf_counter() - start
-        out = Completion(text=got["text"], status=_status(got["finish_reason"]),
-                         prompt_tokens=int(got["prompt_tokens"]),
-                         completion_tokens=int(got["completion_tokens"]), seconds=seconds,
-                         cached=False, finish_reason=got["finish_reason"])
+        out = Completion(
+            text=got["text"],
+            status=_status(got["finish_reason"]),
+            prompt_tokens=int(got["prompt_tokens"]),
+            completion_tokens=int(got["completion_tokens"]),
+            seconds=seconds,
+            cached=False,
+            finish_reason=got["finish_reason"],
+        )
         if self.cache is not None:
-            self.cache.put(key, self.kind, self.model_id, request, out.text, out.finish_reason,
-                           out.prompt_tokens, out.completion_tokens, out.seconds)
+            self.cache.put(
+                key,
+                self.kind,
+                self.model_id,
+                request,
+                out.text,
+                out.finish_reason,
+                out.prompt_tokens,
+                out.completion_tokens,
+                out.seconds,
+            )
         return self._record(key, out)
 
     def chat_many(self, requests: list[dict], max_concurrency: int = 1) -> list[Completion]:
         """``chat(**r)`` for each request dict, ``max_concurrency`` at a time, in order."""
+
         def answers():
             if max_concurrency <= 1 or len(requests) <= 1:
                 yield from (self.chat(**r) for r in requests)
@@ -173,23 +218,33 @@ class ChatBackend:
 
     def calls_frame(self) -> pd.DataFrame:
         """One row per call: key, status, cached, prompt/completion tokens, seconds, error."""
-        cols = ["key", "status", "cached", "prompt_tokens", "completion_tokens", "seconds",
-                "finish_reason", "error"]
+        cols = [
+            "key",
+            "status",
+            "cached",
+            "prompt_tokens",
+            "completion_tokens",
+            "seconds",
+            "finish_reason",
+            "error",
+        ]
         return pd.DataFrame(self.calls, columns=cols)
 
     # -- likelihood ----------------------------------------------------------------------------
     #: whether the backend can score token likelihoods (:meth:`nll_after`)
     scores_likelihoods: bool = False
 
-    def _nll_after_impl(self, first: str, seconds: list[str], max_text_tokens: int
-                        ) -> tuple[float, list[float], list[int]]:
+    def _nll_after_impl(
+        self, first: str, seconds: list[str], max_text_tokens: int
+    ) -> tuple[float, list[float], list[int]]:
         """H(first), H(second | first) for each second, and the tokens the model read for
         each second (the shared prefix counted with the first); see :meth:`nll_after`.
         Backends that score likelihoods implement this."""
         raise NotImplementedError(f"{type(self).__name__} cannot score token likelihoods")
 
-    def nll_after(self, first: str, seconds: list[str], max_text_tokens: int = 256
-                  ) -> tuple[float, np.ndarray]:
+    def nll_after(
+        self, first: str, seconds: list[str], max_text_tokens: int = 256
+    ) -> tuple[float, np.ndarray]:
         """Mean per-token negative log-likelihood (nats) of ``first`` on its own, and of each
         text of ``seconds`` read after ``first`` and a blank line, every text cut to its first
         ``max_text_tokens`` tokens: ``(h_first, h_seconds)``, ``h_seconds`` of shape
@@ -201,18 +256,27 @@ class ChatBackend:
         if not seconds:
             raise ValueError("nll_after needs at least one text to read after the first")
         m = int(max_text_tokens)
-        requests = [{"task": "nll_after", "first": first, "second": s, "max_text_tokens": m}
-                    for s in seconds]
+        requests = [
+            {"task": "nll_after", "first": first, "second": s, "max_text_tokens": m}
+            for s in seconds
+        ]
         keys = [request_key(self.kind, self.model_id, r) for r in requests]
         hits = [self.cache.get(k) if self.cache is not None else None for k in keys]
         h_first, h_seconds = None, np.empty(len(seconds))
         for i, hit in enumerate(hits):
             if hit is not None:
                 h_first, h_seconds[i] = json.loads(hit["text"])
-                self._record(keys[i], Completion(text=hit["text"], status=OK,
-                                                 prompt_tokens=hit["prompt_tokens"],
-                                                 seconds=hit["seconds"], cached=True,
-                                                 finish_reason="stop"))
+                self._record(
+                    keys[i],
+                    Completion(
+                        text=hit["text"],
+                        status=OK,
+                        prompt_tokens=hit["prompt_tokens"],
+                        seconds=hit["seconds"],
+                        cached=True,
+                        finish_reason="stop",
+                    ),
+                )
         missing = [i for i, hit in enumerate(hits) if hit is None]
         if missing:
             start = time.perf_counter()
@@ -222,15 +286,33 @@ class ChatBackend:
                 h_seconds[i] = h
                 text = json.dumps([float(h_first), float(h)])
                 if self.cache is not None:
-                    self.cache.put(keys[i], self.kind, self.model_id, requests[i], text,
-                                   "stop", n_tokens, 0, seconds_each)
-                self._record(keys[i], Completion(text=text, status=OK, prompt_tokens=n_tokens,
-                                                 seconds=seconds_each, cached=False,
-                                                 finish_reason="stop"))
+                    self.cache.put(
+                        keys[i],
+                        self.kind,
+                        self.model_id,
+                        requests[i],
+                        text,
+                        "stop",
+                        n_tokens,
+                        0,
+                        seconds_each,
+                    )
+                self._record(
+                    keys[i],
+                    Completion(
+                        text=text,
+                        status=OK,
+                        prompt_tokens=n_tokens,
+                        seconds=seconds_each,
+                        cached=False,
+                        finish_reason="stop",
+                    ),
+                )
         return float(h_first), h_seconds
 
-    def sequence_nll(self, first: str, second: str, max_text_tokens: int = 256
-                     ) -> tuple[float, float]:
+    def sequence_nll(
+        self, first: str, second: str, max_text_tokens: int = 256
+    ) -> tuple[float, float]:
         """``(H(first), H(second | first))``: :meth:`nll_after` for one pair."""
         h_first, (h_second,) = self.nll_after(first, [second], max_text_tokens)
         return h_first, float(h_second)
@@ -242,8 +324,11 @@ class ChatBackend:
             if cause in self._warned:
                 return
             self._warned.add(cause)
-        warnings.warn(f"{self!r}: a model call failed and is recorded as an abstention: "
-                      f"{error}", RuntimeWarning, stacklevel=3)
+        warnings.warn(
+            f"{self!r}: a model call failed and is recorded as an abstention: {error}",
+            RuntimeWarning,
+            stacklevel=3,
+        )
 
     def _record(self, key: str, out: Completion) -> Completion:
         row = asdict(out)

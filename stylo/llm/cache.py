@@ -36,8 +36,12 @@ CREATE TABLE IF NOT EXISTS responses (
 
 def request_key(backend: str, model: str, request: dict) -> str:
     """A hex sha256 of the canonical JSON of (backend, model, request)."""
-    blob = json.dumps({"backend": backend, "model": model, "request": request},
-                      sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    blob = json.dumps(
+        {"backend": backend, "model": model, "request": request},
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
@@ -53,9 +57,12 @@ class ResponseCache:
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(":memory:" if self.path is None else str(self.path),
-                                     timeout=timeout, check_same_thread=False,
-                                     isolation_level=None)
+        self._conn = sqlite3.connect(
+            ":memory:" if self.path is None else str(self.path),
+            timeout=timeout,
+            check_same_thread=False,
+            isolation_level=None,
+        )
         with self._lock:
             if self.path is not None:
                 self._conn.execute("PRAGMA journal_mode=WAL")
@@ -74,24 +81,50 @@ class ResponseCache:
         with self._lock:
             row = self._conn.execute(
                 "SELECT text, finish_reason, prompt_tokens, completion_tokens, seconds "
-                "FROM responses WHERE key = ?", (key,)).fetchone()
+                "FROM responses WHERE key = ?",
+                (key,),
+            ).fetchone()
         if row is None:
             return None
-        return {"text": row[0], "finish_reason": row[1], "prompt_tokens": row[2],
-                "completion_tokens": row[3], "seconds": row[4]}
+        return {
+            "text": row[0],
+            "finish_reason": row[1],
+            "prompt_tokens": row[2],
+            "completion_tokens": row[3],
+            "seconds": row[4],
+        }
 
-    def put(self, key: str, backend: str, model: str, request: dict, text: str,
-            finish_reason: str | None, prompt_tokens: int, completion_tokens: int,
-            seconds: float) -> None:
+    def put(
+        self,
+        key: str,
+        backend: str,
+        model: str,
+        request: dict,
+        text: str,
+        finish_reason: str | None,
+        prompt_tokens: int,
+        completion_tokens: int,
+        seconds: float,
+    ) -> None:
         """Store one response atomically (replacing any earlier one under ``key``)."""
-        row = (key, backend, model, json.dumps(request, sort_keys=True, ensure_ascii=False),
-               str(text), finish_reason, int(prompt_tokens), int(completion_tokens),
-               float(seconds), time.time())
+        row = (
+            key,
+            backend,
+            model,
+            json.dumps(request, sort_keys=True, ensure_ascii=False),
+            str(text),
+            finish_reason,
+            int(prompt_tokens),
+            int(completion_tokens),
+            float(seconds),
+            time.time(),
+        )
         with self._lock:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
-                self._conn.execute("INSERT OR REPLACE INTO responses VALUES "
-                                   "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+                self._conn.execute(
+                    "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row
+                )
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise

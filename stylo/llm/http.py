@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import time
 import urllib.error
 import urllib.request
@@ -27,8 +26,15 @@ __all__ = ["OpenAICompatible"]
 # json_schema form, then the json_object+schema form of llama-cpp-python's server, then none
 _SCHEMA_FORMATS = ("json_schema", "json_object", None)
 
-_CONTEXT_WORDS = ("context length", "context window", "maximum context", "context size",
-                  "exceeds the available context", "too many tokens", "n_ctx")
+_CONTEXT_WORDS = (
+    "context length",
+    "context window",
+    "maximum context",
+    "context size",
+    "exceeds the available context",
+    "too many tokens",
+    "n_ctx",
+)
 
 
 class _Transient(Exception):
@@ -77,14 +83,25 @@ class OpenAICompatible(ChatBackend):
 
     kind = "openai-compatible"
 
-    def __init__(self, base_url: str, model: str, api_key_env: str = "OPENAI_API_KEY",
-                 timeout: float = 120.0, max_retries: int = 4, max_concurrency: int = 4,
-                 backoff: float = 1.0, max_backoff: float = 30.0, structured: str = "auto",
-                 cache=None, context_window: int | None = None):
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key_env: str = "OPENAI_API_KEY",
+        timeout: float = 120.0,
+        max_retries: int = 4,
+        max_concurrency: int = 4,
+        backoff: float = 1.0,
+        max_backoff: float = 30.0,
+        structured: str = "auto",
+        cache=None,
+        context_window: int | None = None,
+    ):
         super().__init__(model=model, cache=cache, context_window=context_window)
         if structured not in ("auto", "json_schema", "json_object", "none"):
-            raise ValueError(f"structured must be auto, json_schema, json_object or none, "
-                             f"got {structured!r}")
+            raise ValueError(
+                f"structured must be auto, json_schema, json_object or none, got {structured!r}"
+            )
         if max_retries < 0 or max_concurrency < 1 or timeout <= 0:
             raise ValueError("need max_retries >= 0, max_concurrency >= 1 and timeout > 0")
         self.base_url = base_url.rstrip("/")
@@ -95,8 +112,11 @@ class OpenAICompatible(ChatBackend):
         self.backoff = float(backoff)
         self.max_backoff = float(max_backoff)
         self.structured = structured
-        self._schema_format = None if structured == "none" else (
-            structured if structured != "auto" else "json_schema")
+        self._schema_format = (
+            None
+            if structured == "none"
+            else (structured if structured != "auto" else "json_schema")
+        )
         self.sleep = time.sleep  # replaceable in tests
         self._cuts: dict[tuple[str, int], str] = {}
 
@@ -117,8 +137,11 @@ class OpenAICompatible(ChatBackend):
                 text = exc.body.lower()
                 if any(w in text for w in _CONTEXT_WORDS):
                     raise OverWindow(f"server refused the prompt as too long: {exc}") from None
-                if schema is not None and self.structured == "auto" \
-                        and self._schema_format is not None:
+                if (
+                    schema is not None
+                    and self.structured == "auto"
+                    and self._schema_format is not None
+                ):
                     # the server rejected this way of asking for a schema: try the next form
                     nxt = _SCHEMA_FORMATS.index(self._schema_format) + 1
                     self._schema_format = _SCHEMA_FORMATS[nxt]
@@ -128,8 +151,9 @@ class OpenAICompatible(ChatBackend):
     # -- likelihood ------------------------------------------------------------------------
     scores_likelihoods = True
 
-    def _nll_after_impl(self, first: str, seconds: list[str], max_text_tokens: int
-                        ) -> tuple[float, list[float], list[int]]:
+    def _nll_after_impl(
+        self, first: str, seconds: list[str], max_text_tokens: int
+    ) -> tuple[float, list[float], list[int]]:
         """From the server's legacy ``/completions`` with ``echo`` and ``logprobs``
         (llama-cpp-python's server, vLLM; a server that gives no prompt log-probabilities
         raises BackendError, saying so).
@@ -147,13 +171,20 @@ class OpenAICompatible(ChatBackend):
             text = a + SEPARATOR + b
             lp = self._prompt_logprobs(text)
             start_b, end = len(a) + len(SEPARATOR), len(text)
-            in_a = [v for o, v in zip(lp["text_offset"], lp["token_logprobs"])
-                    if o < len(a) and v is not None]
-            in_b = [v for o, v in zip(lp["text_offset"], lp["token_logprobs"])
-                    if start_b <= o < end and v is not None]
+            in_a = [
+                v
+                for o, v in zip(lp["text_offset"], lp["token_logprobs"])
+                if o < len(a) and v is not None
+            ]
+            in_b = [
+                v
+                for o, v in zip(lp["text_offset"], lp["token_logprobs"])
+                if start_b <= o < end and v is not None
+            ]
             if not in_a or not in_b:
-                raise BackendError(f"{self!r}: no scored tokens in one of the texts "
-                                   f"({len(in_a)} and {len(in_b)})")
+                raise BackendError(
+                    f"{self!r}: no scored tokens in one of the texts ({len(in_a)} and {len(in_b)})"
+                )
             h_first = -float(np.mean(in_a))
             h_seconds.append(-float(np.mean(in_b)))
             read.append(sum(1 for o in lp["text_offset"] if o < end))
@@ -164,34 +195,45 @@ class OpenAICompatible(ChatBackend):
         key = (text, max_tokens)
         if key not in self._cuts:
             offsets = [o for o in self._prompt_logprobs(text)["text_offset"] if o < len(text)]
-            self._cuts[key] = text if len(offsets) <= max_tokens else \
-                text[:offsets[max_tokens]]
+            self._cuts[key] = text if len(offsets) <= max_tokens else text[: offsets[max_tokens]]
         return self._cuts[key]
 
     def _prompt_logprobs(self, text: str) -> dict:
-        body = {"model": self.model, "prompt": text, "max_tokens": 1, "temperature": 0.0,
-                "echo": True, "logprobs": 1}
+        body = {
+            "model": self.model,
+            "prompt": text,
+            "max_tokens": 1,
+            "temperature": 0.0,
+            "echo": True,
+            "logprobs": 1,
+        }
         try:
             return self._post_with_retries(body, "/completions", _parse_logprobs)
         except _Refused as exc:
-            raise BackendError(f"{self!r} gives no prompt log-probabilities (legacy "
-                               f"/completions with echo and logprobs, as llama-cpp-python's "
-                               f"server and vLLM answer): {exc}") from None
+            raise BackendError(
+                f"{self!r} gives no prompt log-probabilities (legacy "
+                f"/completions with echo and logprobs, as llama-cpp-python's "
+                f"server and vLLM answer): {exc}"
+            ) from None
 
     def _body(self, request: dict, schema: dict | None, form: str | None) -> dict:
-        body = {"model": self.model, "messages": request["messages"],
-                "max_tokens": request["max_tokens"], "temperature": request["temperature"],
-                "seed": request["seed"]}
+        body = {
+            "model": self.model,
+            "messages": request["messages"],
+            "max_tokens": request["max_tokens"],
+            "temperature": request["temperature"],
+            "seed": request["seed"],
+        }
         if schema is not None and form == "json_schema":
-            body["response_format"] = {"type": "json_schema",
-                                       "json_schema": {"name": "answer", "schema": schema,
-                                                       "strict": True}}
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "answer", "schema": schema, "strict": True},
+            }
         elif schema is not None and form == "json_object":
             body["response_format"] = {"type": "json_object", "schema": schema}
         return body
 
-    def _post_with_retries(self, body: dict, path: str = "/chat/completions",
-                           parse=None) -> dict:
+    def _post_with_retries(self, body: dict, path: str = "/chat/completions", parse=None) -> dict:
         """The server's JSON answer to ``body`` at ``path`` (``parse``d: a malformed answer
         is retried like a timeout), after retries of transient failures."""
         parse = parse or _parse_response
@@ -203,7 +245,7 @@ class OpenAICompatible(ChatBackend):
                 last = exc
                 if attempt == self.max_retries:
                     break
-                delay = min(self.max_backoff, self.backoff * 2 ** attempt)
+                delay = min(self.max_backoff, self.backoff * 2**attempt)
                 if exc.retry_after is not None:
                     delay = min(self.max_backoff, max(delay, exc.retry_after))
                 self.sleep(delay)
@@ -215,8 +257,9 @@ class OpenAICompatible(ChatBackend):
         key = os.environ.get(self.api_key_env, "") if self.api_key_env else ""
         if key:
             headers["Authorization"] = f"Bearer {key}"
-        req = urllib.request.Request(f"{self.base_url}{path}", data=data,
-                                     headers=headers, method="POST")
+        req = urllib.request.Request(
+            f"{self.base_url}{path}", data=data, headers=headers, method="POST"
+        )
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as resp:
                 raw = resp.read()
@@ -227,10 +270,11 @@ class OpenAICompatible(ChatBackend):
             if exc.code >= 500 and "response_format" in text:
                 raise _Refused(exc.code, text) from None
             if exc.code == 429 or exc.code >= 500:
-                raise _Transient(f"HTTP {exc.code}: {text[:200]}",
-                                 _retry_after(exc.headers.get("Retry-After"))) from None
+                raise _Transient(
+                    f"HTTP {exc.code}: {text[:200]}", _retry_after(exc.headers.get("Retry-After"))
+                ) from None
             raise _Refused(exc.code, text) from None
-        except (TimeoutError, socket.timeout) as exc:
+        except TimeoutError as exc:
             raise _Transient(f"timed out after {self.timeout:g} s ({exc})") from None
         except (urllib.error.URLError, ConnectionError, OSError) as exc:
             raise _Transient(f"connection failed: {exc}") from None
@@ -246,11 +290,13 @@ def _parse_logprobs(raw: bytes) -> dict:
         lp = doc["choices"][0]["logprobs"]
         out = {k: list(lp[k]) for k in ("tokens", "text_offset", "token_logprobs")}
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise _Transient(f"malformed response body ({type(exc).__name__}): "
-                         f"{raw[:120]!r}") from None
+        raise _Transient(f"malformed response body ({type(exc).__name__}): {raw[:120]!r}") from None
     except (KeyError, IndexError, TypeError) as exc:
-        raise _Refused(200, f"no prompt log-probabilities in the answer "
-                            f"({type(exc).__name__}: {exc}): {raw[:200]!r}") from None
+        raise _Refused(
+            200,
+            f"no prompt log-probabilities in the answer "
+            f"({type(exc).__name__}: {exc}): {raw[:200]!r}",
+        ) from None
     if not len(out["tokens"]) == len(out["text_offset"]) == len(out["token_logprobs"]):
         raise _Refused(200, "tokens, text_offset and token_logprobs differ in length")
     return out
@@ -278,12 +324,20 @@ def _parse_response(raw: bytes) -> dict:
         choice = doc["choices"][0]
         text = choice["message"].get("content") or ""
         usage = doc.get("usage") or {}
-    except (UnicodeDecodeError, json.JSONDecodeError, KeyError, IndexError, TypeError,
-            AttributeError) as exc:
-        raise _Transient(f"malformed response body ({type(exc).__name__}): "
-                         f"{raw[:120]!r}") from None
+    except (
+        UnicodeDecodeError,
+        json.JSONDecodeError,
+        KeyError,
+        IndexError,
+        TypeError,
+        AttributeError,
+    ) as exc:
+        raise _Transient(f"malformed response body ({type(exc).__name__}): {raw[:120]!r}") from None
     if not isinstance(text, str):
         raise _Transient(f"response content is {type(text).__name__}, expected str")
-    return {"text": text, "finish_reason": choice.get("finish_reason"),
-            "prompt_tokens": int(usage.get("prompt_tokens") or 0),
-            "completion_tokens": int(usage.get("completion_tokens") or 0)}
+    return {
+        "text": text,
+        "finish_reason": choice.get("finish_reason"),
+        "prompt_tokens": int(usage.get("prompt_tokens") or 0),
+        "completion_tokens": int(usage.get("completion_tokens") or 0),
+    }

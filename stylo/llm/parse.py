@@ -53,16 +53,23 @@ def _field(text: str, key: str) -> tuple[bool, Any]:
     return (True, obj[key]) if obj is not None else (False, None)
 
 
-_BOOL_WORDS = {"true": True, "yes": True, "same": True, "false": False, "no": False,
-               "different": False}
+_BOOL_WORDS = {
+    "true": True,
+    "yes": True,
+    "same": True,
+    "false": False,
+    "no": False,
+    "different": False,
+}
 
 
 def parse_verdict(text: str) -> Parsed:
     """``{"same": true|false}`` -> bool (also "yes"/"no" as the first word of a bare answer)."""
     found, value = _field(text, "same")
     if not found:
-        m = re.search(r'"same"\s*:\s*"?(true|false|yes|no)\b', text, re.I) \
-            or re.match(r'\s*"?(true|false|yes|no)\b', text, re.I)
+        m = re.search(r'"same"\s*:\s*"?(true|false|yes|no)\b', text, re.I) or re.match(
+            r'\s*"?(true|false|yes|no)\b', text, re.I
+        )
         if m is None:
             return Parsed(None, UNPARSEABLE, "no same-author verdict found")
         return Parsed(_BOOL_WORDS[m.group(1).lower()], OK)
@@ -91,8 +98,9 @@ def parse_choice(text: str, n: int = 2) -> Parsed:
     """``{"answer": k}`` with 1 <= k <= n -> the 0-based candidate index."""
     found, value = _field(text, "answer")
     if not found:
-        m = re.search(r'"answer"\s*:\s*"?(?:candidate\s*)?(\d+)', text, re.I) \
-            or re.match(r"\s*(?:candidate\s*)?(\d+)\b", text, re.I)
+        m = re.search(r'"answer"\s*:\s*"?(?:candidate\s*)?(\d+)', text, re.I) or re.match(
+            r"\s*(?:candidate\s*)?(\d+)\b", text, re.I
+        )
         if m is None:
             return Parsed(None, UNPARSEABLE, "no candidate number found")
         value = int(m.group(1))
@@ -117,7 +125,7 @@ def parse_ranking(text: str, n: int) -> Parsed:
             return Parsed(None, UNPARSEABLE, "no ranking found")
         # a cut-off list: keep the items that were completed (followed by a comma or bracket)
         body = m.group(1)
-        complete = body if m.end() < len(text) else body[:body.rfind(",") + 1]
+        complete = body if m.end() < len(text) else body[: body.rfind(",") + 1]
         value = [x for x in (s.strip().strip('"') for s in complete.split(",")) if x]
     if not isinstance(value, list) or not value:
         return Parsed(None, INVALID, f"'ranking' is {value!r}, not a non-empty list")

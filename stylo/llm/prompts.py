@@ -13,14 +13,22 @@ from __future__ import annotations
 
 __all__ = ["FAMILIES", "Prompt", "verify_prompt", "choose_prompt", "rank_prompt"]
 
-_STYLE = ("writing style: tone, formality, sentence length and structure, paragraphing, "
-          "punctuation habits and how sentences open and close")
-_LINGUISTIC = ("linguistic features: function words, contractions, phrasal and modal verbs, "
-               "favourite or rare words, spelling, typos, capitalisation and abbreviations")
-_TOPIC = ("topic and content: the subjects discussed, the knowledge and opinions shown, "
-          "and recurring themes or references")
-_IGNORE_TOPIC = ("The texts may be about different subjects: ignore any difference in topic "
-                 "and content and judge only how they are written.")
+_STYLE = (
+    "writing style: tone, formality, sentence length and structure, paragraphing, "
+    "punctuation habits and how sentences open and close"
+)
+_LINGUISTIC = (
+    "linguistic features: function words, contractions, phrasal and modal verbs, "
+    "favourite or rare words, spelling, typos, capitalisation and abbreviations"
+)
+_TOPIC = (
+    "topic and content: the subjects discussed, the knowledge and opinions shown, "
+    "and recurring themes or references"
+)
+_IGNORE_TOPIC = (
+    "The texts may be about different subjects: ignore any difference in topic "
+    "and content and judge only how they are written."
+)
 
 #: family name -> (kinds of evidence to weigh, extra instruction)
 FAMILIES: dict[str, tuple[tuple[str, ...], str]] = {
@@ -61,57 +69,85 @@ def _schema(answer_key: str, answer: dict, explain: bool) -> dict:
         required.append("analysis")
     props[answer_key] = answer
     required.append(answer_key)
-    return {"type": "object", "properties": props, "required": required,
-            "additionalProperties": False}
+    return {
+        "type": "object",
+        "properties": props,
+        "required": required,
+        "additionalProperties": False,
+    }
 
 
 def _format_line(schema: dict) -> str:
     keys = list(schema["properties"])
-    example = {"analysis": '"<a few sentences>"', "same": "true or false",
-               "answer": "<candidate number>",
-               "ranking": "[<candidate numbers, most likely first>]"}
+    example = {
+        "analysis": '"<a few sentences>"',
+        "same": "true or false",
+        "answer": "<candidate number>",
+        "ranking": "[<candidate numbers, most likely first>]",
+    }
     inner = ", ".join(f'"{k}": {example[k]}' for k in keys)
     return f"Answer with JSON only, in the form {{{inner}}}."
 
 
 def _message(task: str, family: str, body: str, schema: dict) -> Prompt:
     user = f"{task}\n{_criteria(family)}\n{body}\n\n{_format_line(schema)}"
-    return Prompt(messages=[{"role": "system", "content": _SYSTEM},
-                            {"role": "user", "content": user}], schema=schema)
+    return Prompt(
+        messages=[{"role": "system", "content": _SYSTEM}, {"role": "user", "content": user}],
+        schema=schema,
+    )
 
 
-def verify_prompt(text_a: str, text_b: str, family: str = "general",
-                  explain: bool = False) -> Prompt:
+def verify_prompt(
+    text_a: str, text_b: str, family: str = "general", explain: bool = False
+) -> Prompt:
     """One-to-one: were ``text_a`` and ``text_b`` written by the same author?"""
     schema = _schema("same", {"type": "boolean"}, explain)
-    body = f"Text 1:\n\"\"\"\n{text_a}\n\"\"\"\n\nText 2:\n\"\"\"\n{text_b}\n\"\"\""
-    return _message("Decide whether the two texts below were written by the same author.",
-                    family, body, schema)
+    body = f'Text 1:\n"""\n{text_a}\n"""\n\nText 2:\n"""\n{text_b}\n"""'
+    return _message(
+        "Decide whether the two texts below were written by the same author.", family, body, schema
+    )
 
 
 def _candidates(candidates: list[str]) -> str:
-    return "\n\n".join(f"Candidate {i}:\n\"\"\"\n{c}\n\"\"\"" for i, c in
-                       enumerate(candidates, start=1))
+    return "\n\n".join(f'Candidate {i}:\n"""\n{c}\n"""' for i, c in enumerate(candidates, start=1))
 
 
-def choose_prompt(query: str, candidate_a: str, candidate_b: str, family: str = "general",
-                  explain: bool = False) -> Prompt:
+def choose_prompt(
+    query: str, candidate_a: str, candidate_b: str, family: str = "general", explain: bool = False
+) -> Prompt:
     """One-to-two: which of two candidates shares the query text's author (1 or 2)?"""
     schema = _schema("answer", {"type": "integer", "enum": [1, 2]}, explain)
-    body = f"Query text:\n\"\"\"\n{query}\n\"\"\"\n\n{_candidates([candidate_a, candidate_b])}"
-    return _message("Exactly one of the two candidate texts was written by the author of the "
-                    "query text. Which one?", family, body, schema)
+    body = f'Query text:\n"""\n{query}\n"""\n\n{_candidates([candidate_a, candidate_b])}'
+    return _message(
+        "Exactly one of the two candidate texts was written by the author of the "
+        "query text. Which one?",
+        family,
+        body,
+        schema,
+    )
 
 
-def rank_prompt(query: str, candidates: list[str], family: str = "general",
-                explain: bool = False) -> Prompt:
+def rank_prompt(
+    query: str, candidates: list[str], family: str = "general", explain: bool = False
+) -> Prompt:
     """One-to-many: rank the candidates (numbered from 1) by how likely each shares the query
     text's author."""
     n = len(candidates)
-    schema = _schema("ranking", {"type": "array", "minItems": 1, "maxItems": n,
-                                 "items": {"type": "integer", "enum": list(range(1, n + 1))}},
-                     explain)
-    body = f"Query text:\n\"\"\"\n{query}\n\"\"\"\n\n{_candidates(candidates)}"
-    return _message(f"Rank the {n} candidate texts by how likely each was written by the author "
-                    f"of the query text, most likely first. Use each candidate number once.",
-                    family, body, schema)
+    schema = _schema(
+        "ranking",
+        {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": n,
+            "items": {"type": "integer", "enum": list(range(1, n + 1))},
+        },
+        explain,
+    )
+    body = f'Query text:\n"""\n{query}\n"""\n\n{_candidates(candidates)}'
+    return _message(
+        f"Rank the {n} candidate texts by how likely each was written by the author "
+        f"of the query text, most likely first. Use each candidate number once.",
+        family,
+        body,
+        schema,
+    )

@@ -12,7 +12,7 @@ formatted string shows the mean alone.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -35,10 +35,17 @@ def _format(mean: float, std: float, scale: float, digits: int) -> str:
     return f"{mean * scale:.{digits}f} ± {std * scale:.{digits}f}"
 
 
-def mean_std(frame: pd.DataFrame, *, over: str | Sequence[str] = "seed",
-             by: Sequence[str] | None = None, value: str = "value",
-             average_first: str | Sequence[str] | None = None, ddof: int = 1,
-             percent: bool = False, digits: int = 1) -> pd.DataFrame:
+def mean_std(
+    frame: pd.DataFrame,
+    *,
+    over: str | Sequence[str] = "seed",
+    by: Sequence[str] | None = None,
+    value: str = "value",
+    average_first: str | Sequence[str] | None = None,
+    ddof: int = 1,
+    percent: bool = False,
+    digits: int = 1,
+) -> pd.DataFrame:
     """Mean, standard deviation and count of ``value`` over the replicate columns ``over``.
 
     Parameters
@@ -78,39 +85,47 @@ def mean_std(frame: pd.DataFrame, *, over: str | Sequence[str] = "seed",
         raise ValueError(f"columns {missing} not in the table (it has {list(frame.columns)})")
     if len(frame) == 0:
         raise ValueError("the results table is empty")
-    if not pd.api.types.is_numeric_dtype(frame[value]) or pd.api.types.is_bool_dtype(
-            frame[value]):
+    if not pd.api.types.is_numeric_dtype(frame[value]) or pd.api.types.is_bool_dtype(frame[value]):
         raise ValueError(f"column {value!r} must be numeric, got {frame[value].dtype}")
     if frame[value].isna().any():
         n_nan = int(frame[value].isna().sum())
-        raise ValueError(f"{n_nan} row(s) have a missing {value!r}; drop or fill them "
-                         f"explicitly before aggregating")
+        raise ValueError(
+            f"{n_nan} row(s) have a missing {value!r}; drop or fill them "
+            f"explicitly before aggregating"
+        )
     keys = [*by_cols, *over_cols, *first_cols]
     dup = frame.duplicated(subset=keys, keep=False)
     if dup.any():
         example = frame.loc[dup, keys].iloc[0].to_dict()
-        raise ValueError(f"{int(dup.sum())} rows share a cell and replicate, e.g. {example}; "
-                         f"add the distinguishing column to `by` or `over`")
+        raise ValueError(
+            f"{int(dup.sum())} rows share a cell and replicate, e.g. {example}; "
+            f"add the distinguishing column to `by` or `over`"
+        )
     data = frame[needed]
     if first_cols:
         data = data.groupby([*by_cols, *over_cols], sort=True, dropna=False)[value].mean()
         data = data.reset_index()
     if by_cols:
         grouped = data.groupby(by_cols, sort=True, dropna=False)[value]
-        out = pd.DataFrame({"mean": grouped.mean(), "std": grouped.std(ddof=ddof),
-                            "n": grouped.size()}).reset_index()
+        out = pd.DataFrame(
+            {"mean": grouped.mean(), "std": grouped.std(ddof=ddof), "n": grouped.size()}
+        ).reset_index()
     else:
         vals = data[value]
-        out = pd.DataFrame({"mean": [vals.mean()], "std": [vals.std(ddof=ddof)],
-                            "n": [len(vals)]})
+        out = pd.DataFrame({"mean": [vals.mean()], "std": [vals.std(ddof=ddof)], "n": [len(vals)]})
     scale = 100.0 if percent else 1.0
-    out["formatted"] = [_format(m, s, scale, digits) for m, s in zip(out["mean"], out["std"],
-                                                                    strict=True)]
+    out["formatted"] = [
+        _format(m, s, scale, digits) for m, s in zip(out["mean"], out["std"], strict=True)
+    ]
     return out
 
 
-def as_table(summary: pd.DataFrame, index: str | Sequence[str], columns: str | Sequence[str],
-             cell: str = "formatted") -> pd.DataFrame:
+def as_table(
+    summary: pd.DataFrame,
+    index: str | Sequence[str],
+    columns: str | Sequence[str],
+    cell: str = "formatted",
+) -> pd.DataFrame:
     """Pivot a :func:`mean_std` result into a paper-style table (e.g. methods x metrics).
 
     Every (index, columns) pair must occur once; otherwise ``ValueError``.
@@ -118,6 +133,8 @@ def as_table(summary: pd.DataFrame, index: str | Sequence[str], columns: str | S
     idx, cols = _columns(index, "index"), _columns(columns, "columns")
     dup = summary.duplicated(subset=[*idx, *cols], keep=False)
     if dup.any():
-        raise ValueError(f"{int(dup.sum())} rows share an index/columns pair; add the "
-                         f"distinguishing column to index or columns")
+        raise ValueError(
+            f"{int(dup.sum())} rows share an index/columns pair; add the "
+            f"distinguishing column to index or columns"
+        )
     return summary.pivot(index=idx, columns=cols, values=cell)

@@ -23,7 +23,7 @@ rounded each problem's scores to 3 digits before averaging problems).
 
 from __future__ import annotations
 
-from typing import Hashable, Sequence
+from collections.abc import Hashable, Sequence
 
 import numpy as np
 
@@ -56,8 +56,10 @@ def _binary(y, name: str) -> np.ndarray:
     if a.dtype == bool:
         return a
     if a.size and (a.dtype == object or not np.isin(a, (0, 1)).all()):
-        raise ValueError(f"{name} must be bool or 0/1 for average='binary'; use "
-                         f"average='macro' for author labels")
+        raise ValueError(
+            f"{name} must be bool or 0/1 for average='binary'; use "
+            f"average='macro' for author labels"
+        )
     return a.astype(bool)
 
 
@@ -99,18 +101,25 @@ def _macro(y_true, y_pred, labels, unknown_label) -> dict[str, float]:
     if len(labels) == 0:
         prf = (0.0, 0.0, 0.0)
     else:
-        prf = tuple(float(np.mean(_ratio(num, den))) for num, den in
-                    ((tp, tp + fp), (tp, tp + fn), (2 * tp, 2 * tp + fp + fn)))
+        prf = tuple(
+            float(np.mean(_ratio(num, den)))
+            for num, den in ((tp, tp + fp), (tp, tp + fn), (2 * tp, 2 * tp + fp + fn))
+        )
     correct = sum(1 for a, b in zip(t, p, strict=True) if b is not None and a == b)
-    return {"macro_precision": prf[0], "macro_recall": prf[1], "macro_f1": prf[2],
-            "accuracy": correct / len(t) if t else 0.0}
+    return {
+        "macro_precision": prf[0],
+        "macro_recall": prf[1],
+        "macro_f1": prf[2],
+        "accuracy": correct / len(t) if t else 0.0,
+    }
 
 
 def _binary_counts(y_true, y_pred) -> tuple[int, int, int]:
     t, p = _binary(y_true, "y_true"), _binary(y_pred, "y_pred")
     if t.shape != p.shape or t.ndim != 1:
-        raise ValueError(f"y_true and y_pred must be 1-D of equal length, got shapes "
-                         f"{t.shape} and {p.shape}")
+        raise ValueError(
+            f"y_true and y_pred must be 1-D of equal length, got shapes {t.shape} and {p.shape}"
+        )
     return int((t & p).sum()), int((~t & p).sum()), int((t & ~p).sum())
 
 
@@ -122,25 +131,25 @@ def _score(which: str, y_true, y_pred, average, labels, unknown_label) -> float:
     if labels is not None or unknown_label is not None:
         raise ValueError("labels and unknown_label apply to average='macro' only")
     tp, fp, fn = _binary_counts(y_true, y_pred)
-    num, den = {"precision": (tp, tp + fp), "recall": (tp, tp + fn),
-                "f1": (2 * tp, 2 * tp + fp + fn)}[which]
+    num, den = {
+        "precision": (tp, tp + fp),
+        "recall": (tp, tp + fn),
+        "f1": (2 * tp, 2 * tp + fp + fn),
+    }[which]
     return num / den if den else 0.0
 
 
-def precision(y_true, y_pred, *, average: str = "binary", labels=None,
-              unknown_label=None) -> float:
+def precision(y_true, y_pred, *, average: str = "binary", labels=None, unknown_label=None) -> float:
     """Precision: binary (of the True class) or macro-averaged over authors (module doc)."""
     return _score("precision", y_true, y_pred, average, labels, unknown_label)
 
 
-def recall(y_true, y_pred, *, average: str = "binary", labels=None,
-           unknown_label=None) -> float:
+def recall(y_true, y_pred, *, average: str = "binary", labels=None, unknown_label=None) -> float:
     """Recall: binary (of the True class) or macro-averaged over authors (module doc)."""
     return _score("recall", y_true, y_pred, average, labels, unknown_label)
 
 
-def f1_score(y_true, y_pred, *, average: str = "binary", labels=None,
-             unknown_label=None) -> float:
+def f1_score(y_true, y_pred, *, average: str = "binary", labels=None, unknown_label=None) -> float:
     """F1: binary (of the True class) or macro-averaged over authors, i.e. the mean of the
     per-author F1 values, not F1 of the macro precision and recall (module doc)."""
     return _score("f1", y_true, y_pred, average, labels, unknown_label)

@@ -36,16 +36,27 @@ import argparse
 import json
 import math
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 import numpy as np
 from scipy.stats import rankdata
 
 from stylo.datasets._jsonl import DataError, check_new_id, iter_jsonl
 
-__all__ = ["NON_ANSWER", "VERSIONS", "align_answers", "auc", "brier", "c_at_1",
-           "evaluate_all", "f1", "f_05_u", "read_answers", "read_truth"]
+__all__ = [
+    "NON_ANSWER",
+    "VERSIONS",
+    "align_answers",
+    "auc",
+    "brier",
+    "c_at_1",
+    "evaluate_all",
+    "f1",
+    "f_05_u",
+    "read_answers",
+    "read_truth",
+]
 
 NON_ANSWER = 0.5
 VERSIONS = ("pan20", "pan21")
@@ -185,8 +196,12 @@ def evaluate_all(y_true, y_score, version: str = "pan21") -> dict[str, float]:
     """
     _check_version(version)
     t, s = _check(y_true, y_score)
-    out = {"auc": _auc(t, s), "c@1": _c_at_1(t, s), "F1": _f1(t, s),
-           "f_05_u": _f_05_u(t, s, version)}
+    out = {
+        "auc": _auc(t, s),
+        "c@1": _c_at_1(t, s),
+        "F1": _f1(t, s),
+        "f_05_u": _f_05_u(t, s, version),
+    }
     if version == "pan21":
         out["brier"] = _brier(t, s)
     out["overall"] = float(np.mean(list(out.values())))
@@ -194,6 +209,7 @@ def evaluate_all(y_true, y_score, version: str = "pan21") -> dict[str, float]:
 
 
 # ---------------------------------------------------------------- files and command line
+
 
 def _jsonl_path(path: str | Path, default_name: str) -> Path:
     path = Path(path)
@@ -245,8 +261,7 @@ def read_answers(path: str | Path, known_ids=None) -> dict[str, float]:
         pid = _read_id(rec, path, lineno)
         value = rec["value"]
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise DataError(f"{path}:{lineno}: 'value' must be a number in [0, 1], got "
-                            f"{value!r}")
+            raise DataError(f"{path}:{lineno}: 'value' must be a number in [0, 1], got {value!r}")
         if not (math.isfinite(value) and 0.0 <= value <= 1.0):
             raise DataError(f"{path}:{lineno}: 'value' {value!r} is outside [0, 1]")
         if known is not None and pid not in known:
@@ -256,19 +271,22 @@ def read_answers(path: str | Path, known_ids=None) -> dict[str, float]:
     return answers
 
 
-def align_answers(truth: Mapping[str, bool], answers: Mapping[str, float]
-                  ) -> tuple[np.ndarray, np.ndarray, list[str]]:
+def align_answers(
+    truth: Mapping[str, bool], answers: Mapping[str, float]
+) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """``(y_true, y_score, missing_ids)`` in the order of ``truth``; ids without an answer
     get 0.5 and are listed in ``missing_ids``. Answers for unknown ids raise ``ValueError``."""
     unknown = [pid for pid in answers if pid not in truth]
     if unknown:
-        raise ValueError(f"{len(unknown)} answer(s) for ids not in the ground truth, e.g. "
-                         f"{unknown[0]!r}")
+        raise ValueError(
+            f"{len(unknown)} answer(s) for ids not in the ground truth, e.g. {unknown[0]!r}"
+        )
     ids = list(truth)
     missing = [pid for pid in ids if pid not in answers]
     y_true = np.fromiter((truth[pid] for pid in ids), dtype=bool, count=len(ids))
-    y_score = np.fromiter((answers.get(pid, NON_ANSWER) for pid in ids), dtype=np.float64,
-                          count=len(ids))
+    y_score = np.fromiter(
+        (answers.get(pid, NON_ANSWER) for pid in ids), dtype=np.float64, count=len(ids)
+    )
     return y_true, y_score, missing
 
 
@@ -276,17 +294,34 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m stylo.metrics.pan",
         description="PAN authorship-verification evaluator (drop-in for PAN's "
-                    "pan20/pan21/pan22 verif evaluators). Writes OUT_DIR/out.json.")
-    parser.add_argument("-i", required=True, metavar="TRUTH_DIR",
-                        help="folder with truth.jsonl (or the file itself)")
-    parser.add_argument("-a", required=True, metavar="ANSWERS_DIR",
-                        help="folder with answers.jsonl (or the file itself)")
+        "pan20/pan21/pan22 verif evaluators). Writes OUT_DIR/out.json.",
+    )
+    parser.add_argument(
+        "-i",
+        required=True,
+        metavar="TRUTH_DIR",
+        help="folder with truth.jsonl (or the file itself)",
+    )
+    parser.add_argument(
+        "-a",
+        required=True,
+        metavar="ANSWERS_DIR",
+        help="folder with answers.jsonl (or the file itself)",
+    )
     parser.add_argument("-o", required=True, metavar="OUT_DIR", help="folder for out.json")
-    parser.add_argument("--version", choices=VERSIONS, default="pan21",
-                        help="evaluator semantics (default pan21; pan20 = the 2020 ranking)")
-    parser.add_argument("--round", type=int, default=None, metavar="DIGITS",
-                        help="round the results as the official script does (it uses 3); "
-                             "default: full precision")
+    parser.add_argument(
+        "--version",
+        choices=VERSIONS,
+        default="pan21",
+        help="evaluator semantics (default pan21; pan20 = the 2020 ranking)",
+    )
+    parser.add_argument(
+        "--round",
+        type=int,
+        default=None,
+        metavar="DIGITS",
+        help="round the results as the official script does (it uses 3); default: full precision",
+    )
     args = parser.parse_args(argv)
     try:
         truth = read_truth(args.i)
@@ -298,8 +333,11 @@ def main(argv=None) -> int:
     print(f"-> {len(truth)} problems in ground truth")
     print(f"-> {len(answers)} solutions explicitly proposed")
     if missing:
-        print(f"note: {len(missing)} of {len(truth)} problems have no answer and count as "
-              f"0.5 (non-answers), e.g. {missing[0]!r}", file=sys.stderr)
+        print(
+            f"note: {len(missing)} of {len(truth)} problems have no answer and count as "
+            f"0.5 (non-answers), e.g. {missing[0]!r}",
+            file=sys.stderr,
+        )
     results = evaluate_all(y_true, y_score, version=args.version)
     if args.round is not None:
         results = {k: round(v, args.round) for k, v in results.items()}

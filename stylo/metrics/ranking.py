@@ -19,12 +19,11 @@ Rank@k, precision@k and reciprocal rank are 0.0. Scores must not be NaN; +-inf a
 from __future__ import annotations
 
 import math
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
-__all__ = ["TIES", "expected_rank_at_k_random", "mrr", "per_query", "precision_at_k",
-           "rank_at_k"]
+__all__ = ["TIES", "expected_rank_at_k_random", "mrr", "per_query", "precision_at_k", "rank_at_k"]
 
 TIES = ("expected", "pessimistic", "optimistic")
 
@@ -146,8 +145,9 @@ def mrr(scores, relevant, ties: str = "expected") -> float:
     return float(np.sum(p / positions))
 
 
-def per_query(metric: Callable[..., float], scores: Sequence, relevant: Sequence,
-              **kwargs) -> np.ndarray:
+def per_query(
+    metric: Callable[..., float], scores: Sequence, relevant: Sequence, **kwargs
+) -> np.ndarray:
     """Apply a single-query ``metric`` to each query: returns a (n_queries,) float array.
 
     scores, relevant : sequences (lists, or 2-D arrays) of per-query arrays; queries may
@@ -177,6 +177,8 @@ def expected_rank_at_k_random(n_candidates: int, n_relevant: int, k: int) -> flo
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
             raise ValueError(f"{name} must be an integer, got {v!r}")
     if n_candidates < 1 or not 0 <= n_relevant <= n_candidates:
-        raise ValueError(f"need n_candidates >= 1 and 0 <= n_relevant <= n_candidates, got "
-                         f"{n_candidates} and {n_relevant}")
+        raise ValueError(
+            f"need n_candidates >= 1 and 0 <= n_relevant <= n_candidates, got "
+            f"{n_candidates} and {n_relevant}"
+        )
     return _p_hit_within(int(n_candidates), int(n_relevant), k)

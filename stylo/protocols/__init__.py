@@ -17,10 +17,31 @@ from stylo.protocols.closed_attribution import ClosedSetAttribution
 from stylo.protocols.pan import PanVerification
 from stylo.protocols.rethinking import RethinkingAV
 
-__all__ = ["PROTOCOLS", "Protocol", "ProtocolError", "RankingQuery", "Task", "Triplets",
-           "OneToOne", "OneToTwo", "OneToMany", "PanVerification", "RethinkingAV",
-           "CrossDomainAttribution", "ClosedSetAttribution"]
+__all__ = [
+    "PROTOCOLS",
+    "Protocol",
+    "ProtocolError",
+    "RankingQuery",
+    "Task",
+    "Triplets",
+    "OneToOne",
+    "OneToTwo",
+    "OneToMany",
+    "PanVerification",
+    "RethinkingAV",
+    "CrossDomainAttribution",
+    "ClosedSetAttribution",
+]
 
-PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (
-    OneToOne(), OneToTwo(), OneToMany(), PanVerification(), RethinkingAV(),
-    CrossDomainAttribution(), ClosedSetAttribution())}
+PROTOCOLS: dict[str, Protocol] = {
+    p.name: p
+    for p in (
+        OneToOne(),
+        OneToTwo(),
+        OneToMany(),
+        PanVerification(),
+        RethinkingAV(),
+        CrossDomainAttribution(),
+        ClosedSetAttribution(),
+    )
+}

@@ -36,18 +36,24 @@ class PairRules:
         frame = corpus.frame
         if cross_topic:
             if not corpus.has_topics:
-                raise ProtocolError(f"corpus {corpus.name!r} has no topic labels, so the "
-                                    f"cross-topic rule cannot be applied")
+                raise ProtocolError(
+                    f"corpus {corpus.name!r} has no topic labels, so the "
+                    f"cross-topic rule cannot be applied"
+                )
             ok = frame["topic"].notna().to_numpy()
         else:
             ok = np.ones(len(frame), dtype=bool)
         self.n_without_topic = int((~ok).sum())
-        self.pos = np.flatnonzero(ok)                      # corpus positions in play
+        self.pos = np.flatnonzero(ok)  # corpus positions in play
         self._author = pd.factorize(frame["author"].to_numpy()[self.pos])[0]
-        self._topic = (pd.factorize(frame["topic"].to_numpy()[self.pos])[0] if cross_topic
-                       else np.zeros(len(self.pos), dtype=np.int64))
-        self._cell = pd.factorize(self._author * (int(self._topic.max(initial=0)) + 1)
-                                  + self._topic)[0]
+        self._topic = (
+            pd.factorize(frame["topic"].to_numpy()[self.pos])[0]
+            if cross_topic
+            else np.zeros(len(self.pos), dtype=np.int64)
+        )
+        self._cell = pd.factorize(
+            self._author * (int(self._topic.max(initial=0)) + 1) + self._topic
+        )[0]
         self.by_author = _groups(self._author)
         self.by_topic = _groups(self._topic)
         self.by_cell = _groups(self._cell)
@@ -68,10 +74,10 @@ class PairRules:
             group = self.by_author[self._author[i]]
             excl = self.by_cell[self._cell[i]] if self.cross_topic else np.array([i])
         else:
-            group = (self.by_topic[self._topic[i]] if self.cross_topic
-                     else np.arange(len(self.pos)))
-            excl = (self.by_cell[self._cell[i]] if self.cross_topic
-                    else self.by_author[self._author[i]])
+            group = self.by_topic[self._topic[i]] if self.cross_topic else np.arange(len(self.pos))
+            excl = (
+                self.by_cell[self._cell[i]] if self.cross_topic else self.by_author[self._author[i]]
+            )
         return np.setdiff1d(group, excl, assume_unique=True)
 
     def n_pairs(self, same: bool) -> int:
@@ -81,8 +87,11 @@ class PairRules:
 
     def describe(self, same: bool) -> str:
         kind = "same-author" if same else "different-author"
-        rule = (" (same author, different topic)" if same else " (different author, same "
-                "topic)") if self.cross_topic else ""
+        rule = (
+            (" (same author, different topic)" if same else " (different author, same topic)")
+            if self.cross_topic
+            else ""
+        )
         return f"{kind} pairs{rule}"
 
     # -- sampling ------------------------------------------------------------------------
@@ -90,14 +99,17 @@ class PairRules:
         """``n`` distinct valid unordered pairs, each uniformly oriented; corpus positions."""
         total = self.n_pairs(same)
         if n > total:
-            raise ProtocolError(f"corpus {self.corpus.name!r}: asked for {n} "
-                                f"{self.describe(same)} but only {total} distinct ones exist")
+            raise ProtocolError(
+                f"corpus {self.corpus.name!r}: asked for {n} "
+                f"{self.describe(same)} but only {total} distinct ones exist"
+            )
         if n == 0:
             return []
         counts = self.n_pos_partners if same else self.n_neg_partners
         if 2 * n > total:  # dense request: enumerate, then draw without replacement
-            pairs = [(i, j) for i in np.flatnonzero(counts) for j in self.partners(i, same)
-                     if i < j]
+            pairs = [
+                (i, j) for i in np.flatnonzero(counts) for j in self.partners(i, same) if i < j
+            ]
             chosen = [pairs[k] for k in rng.choice(len(pairs), size=n, replace=False)]
         else:
             weights = counts / counts.sum()
@@ -116,16 +128,18 @@ class PairRules:
         return out
 
 
-def labelled_pairs(rules: PairRules, n_pos: int, n_neg: int, rng: np.random.Generator,
-                   ids_prefix: str, name: str) -> PairSet:
+def labelled_pairs(
+    rules: PairRules, n_pos: int, n_neg: int, rng: np.random.Generator, ids_prefix: str, name: str
+) -> PairSet:
     """``n_pos`` same-author and ``n_neg`` different-author pairs under ``rules``, shuffled.
 
     Columns besides the PairSet's own: ``id_a``, ``id_b`` (corpus ids of the two texts) and,
     as the PAN20/21 reader gives them, ``authors`` and ``topics`` (two labels per pair; topics
     None when the corpus has none). Problem ids are ``f"{ids_prefix}-{k}"``.
     """
-    pairs = ([(a, b, True) for a, b in rules.sample_pairs(n_pos, True, rng)]
-             + [(a, b, False) for a, b in rules.sample_pairs(n_neg, False, rng)])
+    pairs = [(a, b, True) for a, b in rules.sample_pairs(n_pos, True, rng)] + [
+        (a, b, False) for a, b in rules.sample_pairs(n_neg, False, rng)
+    ]
     pairs = [pairs[k] for k in rng.permutation(len(pairs))]
     f = rules.corpus.frame
     a = np.array([p[0] for p in pairs], dtype=np.int64)
@@ -133,11 +147,16 @@ def labelled_pairs(rules: PairRules, n_pos: int, n_neg: int, rng: np.random.Gene
     col = {c: f[c].to_numpy() for c in ("id", "text", "author")}
     topic = f["topic"].to_numpy() if "topic" in f.columns else np.full(len(f), None)
     return PairSet.from_lists(
-        list(col["text"][a]), list(col["text"][b]), same=[p[2] for p in pairs],
-        ids=[f"{ids_prefix}-{k}" for k in range(len(pairs))], name=name,
-        id_a=list(col["id"][a]), id_b=list(col["id"][b]),
+        list(col["text"][a]),
+        list(col["text"][b]),
+        same=[p[2] for p in pairs],
+        ids=[f"{ids_prefix}-{k}" for k in range(len(pairs))],
+        name=name,
+        id_a=list(col["id"][a]),
+        id_b=list(col["id"][b]),
         authors=[[x, y] for x, y in zip(col["author"][a], col["author"][b], strict=True)],
-        topics=[[x, y] for x, y in zip(topic[a], topic[b], strict=True)])
+        topics=[[x, y] for x, y in zip(topic[a], topic[b], strict=True)],
+    )
 
 
 def _groups(codes: np.ndarray) -> list[np.ndarray]:

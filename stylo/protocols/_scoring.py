@@ -14,12 +14,15 @@ __all__ = ["verification_table", "choice_table", "ranking_table"]
 
 
 def _rows(values: dict, n: int, group) -> list[dict]:
-    return [{"metric": k, "value": float(v), "n": int(n), "group": str(group)}
-            for k, v in values.items()]
+    return [
+        {"metric": k, "value": float(v), "n": int(n), "group": str(group)}
+        for k, v in values.items()
+    ]
 
 
-def verification_table(y_true, y_score, group="all", version: str = "pan21",
-                       auc_times_c1: bool = False, ids=None) -> pd.DataFrame:
+def verification_table(
+    y_true, y_score, group="all", version: str = "pan21", auc_times_c1: bool = False, ids=None
+) -> pd.DataFrame:
     """PAN metrics (``auc``, ``c@1``, ``F1``, ``f_05_u``, ``brier``, ``overall``) plus
     ``precision``, ``recall`` and ``accuracy`` of the decisions ``score > 0.5`` (a 0.5 answer
     is a non-answer: counted as wrong by accuracy, as negative by precision/recall).
@@ -38,9 +41,14 @@ def verification_table(y_true, y_score, group="all", version: str = "pan21",
     values["recall"] = classification.recall(y_true, y_pred)
     values["accuracy"] = classification.accuracy(y_true, y_pred)
     table = pd.DataFrame(_rows(values, len(y_true), group))
-    table.attrs["scores"] = pd.DataFrame({
-        "id": [str(i) for i in ids] if ids is not None else np.arange(len(y_true)).astype(str),
-        "y_true": y_true, "y_score": y_score, "group": str(group)})
+    table.attrs["scores"] = pd.DataFrame(
+        {
+            "id": [str(i) for i in ids] if ids is not None else np.arange(len(y_true)).astype(str),
+            "y_true": y_true,
+            "y_score": y_score,
+            "group": str(group),
+        }
+    )
     return table
 
 
@@ -61,14 +69,22 @@ def choice_table(answer, scores, group="all") -> pd.DataFrame:
     other = s[np.arange(len(answer)), 1 - answer]
     credit = np.where(true > other, 1.0, np.where(true < other, 0.0, 0.5))
     n = len(answer)
-    return pd.DataFrame(_rows({"accuracy": float(credit.mean()) if n else 0.0,
-                               "tie_rate": float(np.mean(true == other)) if n else 0.0,
-                               "first_slot_rate": float(np.mean(s[:, 0] > s[:, 1])) if n
-                               else 0.0}, n, group))
+    return pd.DataFrame(
+        _rows(
+            {
+                "accuracy": float(credit.mean()) if n else 0.0,
+                "tie_rate": float(np.mean(true == other)) if n else 0.0,
+                "first_slot_rate": float(np.mean(s[:, 0] > s[:, 1])) if n else 0.0,
+            },
+            n,
+            group,
+        )
+    )
 
 
-def ranking_table(scores: list[np.ndarray], relevant: list[np.ndarray], groups: np.ndarray,
-                  ks=(1, 3, 5)) -> pd.DataFrame:
+def ranking_table(
+    scores: list[np.ndarray], relevant: list[np.ndarray], groups: np.ndarray, ks=(1, 3, 5)
+) -> pd.DataFrame:
     """rank@k, precision@k and mrr (ties at their exact expectation) per group and overall,
     and ``first_slot_top``: the share of queries whose single top-scored candidate is the first
     one listed (position bias: the protocol's candidate order is random, so an unbiased method
@@ -79,13 +95,19 @@ def ranking_table(scores: list[np.ndarray], relevant: list[np.ndarray], groups: 
     """
     from stylo.metrics import ranking
 
-    per_query = {f"rank@{k}": ranking.per_query(ranking.rank_at_k, scores, relevant, k=k)
-                 for k in ks}
-    per_query.update({f"precision@{k}": ranking.per_query(ranking.precision_at_k, scores,
-                                                          relevant, k=k) for k in ks})
+    per_query = {
+        f"rank@{k}": ranking.per_query(ranking.rank_at_k, scores, relevant, k=k) for k in ks
+    }
+    per_query.update(
+        {
+            f"precision@{k}": ranking.per_query(ranking.precision_at_k, scores, relevant, k=k)
+            for k in ks
+        }
+    )
     per_query["mrr"] = ranking.per_query(ranking.mrr, scores, relevant)
     per_query["first_slot_top"] = np.array(
-        [float(len(s) > 1 and s[0] > np.max(s[1:])) for s in map(np.asarray, scores)])
+        [float(len(s) > 1 and s[0] > np.max(s[1:])) for s in map(np.asarray, scores)]
+    )
     groups = np.asarray(groups)
     rows = []
     for g in [*sorted(set(groups.tolist())), "all"]:

@@ -100,8 +100,9 @@ def parse_mix(mix: str) -> tuple[int, int]:
     try:
         pos, neg = (int(x) for x in str(mix).split("/"))
     except ValueError:
-        raise ProtocolError(f"mix must look like '150/50' (positives/negatives), "
-                            f"got {mix!r}") from None
+        raise ProtocolError(
+            f"mix must look like '150/50' (positives/negatives), got {mix!r}"
+        ) from None
     if pos < 0 or neg < 0 or pos + neg == 0:
         raise ProtocolError(f"mix {mix!r} needs non-negative counts and at least one pair")
     return pos, neg
@@ -110,8 +111,9 @@ def parse_mix(mix: str) -> tuple[int, int]:
 def _require_corpus(data, protocol: str) -> Corpus:
     """``data`` as a Corpus of texts by known authors (see ``UNKNOWN_AUTHORS``)."""
     if not isinstance(data, Corpus):
-        raise ProtocolError(f"{protocol} samples from a Corpus (texts with authors), "
-                            f"got {type(data).__name__}")
+        raise ProtocolError(
+            f"{protocol} samples from a Corpus (texts with authors), got {type(data).__name__}"
+        )
     return known_authors(data)
 
 
@@ -148,8 +150,13 @@ class _AIDBench(Protocol):
     """Shared parts: the corpus check, the training corpus (see the module docstring) and the
     cross-topic default. Subclasses implement ``_draw``."""
 
-    def __init__(self, train_policy: str = "auto", min_train_authors: int = 20,
-                 reserve_fraction: float = 0.2, max_train_texts: int | None = 1000):
+    def __init__(
+        self,
+        train_policy: str = "auto",
+        min_train_authors: int = 20,
+        reserve_fraction: float = 0.2,
+        max_train_texts: int | None = 1000,
+    ):
         self.train_policy = train_policy
         self.min_train_authors = min_train_authors
         self.reserve_fraction = reserve_fraction
@@ -166,11 +173,11 @@ class _AIDBench(Protocol):
     def sample(self, data, setting: dict, seed: int) -> Task:
         corpus = _require_corpus(data, self.name)
         if self.train_policy not in TRAIN_POLICIES:
-            raise ProtocolError(f"train_policy must be one of {TRAIN_POLICIES}, "
-                                f"got {self.train_policy!r}")
+            raise ProtocolError(
+                f"train_policy must be one of {TRAIN_POLICIES}, got {self.train_policy!r}"
+            )
         if not 0 < self.reserve_fraction < 1:
-            raise ProtocolError(f"reserve_fraction must be in (0, 1), got "
-                                f"{self.reserve_fraction}")
+            raise ProtocolError(f"reserve_fraction must be in (0, 1), got {self.reserve_fraction}")
         column = self._column(corpus, setting)
         sets = author_sets(corpus, column)
         need = max(1, min(int(self.min_train_authors), _n_multi_authors(corpus, 3)))
@@ -186,8 +193,11 @@ class _AIDBench(Protocol):
                 if not auto or _n_multi_authors(train) >= need:
                     return self._task(setting, seed, need, *fallback)
         reserved = self._reserve(corpus, seed)
-        pool = corpus.filter(~reserved, "reserved for training",
-                             f"{int(reserved.sum())} texts kept out of the test items")
+        pool = corpus.filter(
+            ~reserved,
+            "reserved for training",
+            f"{int(reserved.sum())} texts kept out of the test items",
+        )
         try:
             test, used_in_pool, info = self._draw(pool, setting, seed)
         except ProtocolError:
@@ -196,20 +206,23 @@ class _AIDBench(Protocol):
             return self._task(setting, seed, need, *fallback)
         used = pd.Index(corpus.ids).get_indexer(pool.ids[sorted(used_in_pool)])
         train = self._train(corpus, set(used.tolist()), column, sets, "disjoint_texts")
-        return self._task(setting, seed, need, "reserve", train, test, info,
-                          int(reserved.sum()))
+        return self._task(setting, seed, need, "reserve", train, test, info, int(reserved.sum()))
 
     def _task(self, setting, seed, need, policy, train, test, info, n_reserved) -> Task:
         available = len(train) if train is not None else 0
         train = capped_corpus(train, self.max_train_texts, seed)
-        info = {**info, "n_train_texts": len(train) if train is not None else 0,
-                "n_train_texts_available": available,
-                "train_policy": policy, "train_policy_requested": self.train_policy,
-                "n_train_authors_with_2_texts": _n_multi_authors(train),
-                "train_authors_needed": need,
-                "train_usable": _n_multi_authors(train) >= need
-                and train.frame["author"].nunique() >= 2,
-                "n_reserved_for_train": n_reserved}
+        info = {
+            **info,
+            "n_train_texts": len(train) if train is not None else 0,
+            "n_train_texts_available": available,
+            "train_policy": policy,
+            "train_policy_requested": self.train_policy,
+            "n_train_authors_with_2_texts": _n_multi_authors(train),
+            "train_authors_needed": need,
+            "train_usable": _n_multi_authors(train) >= need
+            and train.frame["author"].nunique() >= 2,
+            "n_reserved_for_train": n_reserved,
+        }
         return Task(self.name, dict(setting), seed, train, test, info)
 
     def _reserve(self, corpus: Corpus, seed: int) -> np.ndarray:
@@ -224,8 +237,7 @@ class _AIDBench(Protocol):
         return out
 
     @staticmethod
-    def _train(corpus: Corpus, used_pos, column: str, sets: list, policy: str
-               ) -> Corpus | None:
+    def _train(corpus: Corpus, used_pos, column: str, sets: list, policy: str) -> Corpus | None:
         used = np.zeros(len(corpus), dtype=bool)
         used[np.asarray(sorted(used_pos), dtype=np.int64)] = True
         test_authors = set().union(*(sets[i] for i in np.flatnonzero(used)))
@@ -235,10 +247,14 @@ class _AIDBench(Protocol):
         return bool(setting.get("cross_topic", False))
 
     def _info(self, seed: int, setting: dict, rules: PairRules, **counts) -> dict:
-        return {"seed": seed, "setting": dict(setting), **counts,
-                "unknown_author_texts_excluded": _n_unknown_author(rules.corpus),
-                "cross_topic": rules.cross_topic,
-                "texts_without_topic_excluded": rules.n_without_topic}
+        return {
+            "seed": seed,
+            "setting": dict(setting),
+            **counts,
+            "unknown_author_texts_excluded": _n_unknown_author(rules.corpus),
+            "cross_topic": rules.cross_topic,
+            "texts_without_topic_excluded": rules.n_without_topic,
+        }
 
 
 class OneToOne(_AIDBench, VerificationProtocol):
@@ -252,18 +268,28 @@ class OneToOne(_AIDBench, VerificationProtocol):
         data = known_authors(data)
         rules = _default_rules(data)
         n_pos, n_neg = rules.n_pairs(True), rules.n_pairs(False)
-        return [{"mix": mix, "cross_topic": rules.cross_topic} for mix in MIXES
-                if n_pos >= parse_mix(mix)[0] and n_neg >= parse_mix(mix)[1]]
+        return [
+            {"mix": mix, "cross_topic": rules.cross_topic}
+            for mix in MIXES
+            if n_pos >= parse_mix(mix)[0] and n_neg >= parse_mix(mix)[1]
+        ]
 
     def _draw(self, corpus: Corpus, setting: dict, seed: int):
         n_pos, n_neg = parse_mix(setting.get("mix", "100/100"))
         cross = self._cross_topic(corpus, setting)
         rules = PairRules(corpus, cross)
-        test = labelled_pairs(rules, n_pos, n_neg, np.random.default_rng(seed),
-                              f"{self.name}-{seed}", f"{corpus.name}:{self.name}")
+        test = labelled_pairs(
+            rules,
+            n_pos,
+            n_neg,
+            np.random.default_rng(seed),
+            f"{self.name}-{seed}",
+            f"{corpus.name}:{self.name}",
+        )
         used = pd.Index(corpus.ids).get_indexer(np.r_[test.frame["id_a"], test.frame["id_b"]])
-        info = self._info(seed, setting, rules, n_pairs=len(test), n_positive=n_pos,
-                          n_negative=n_neg)
+        info = self._info(
+            seed, setting, rules, n_pairs=len(test), n_positive=n_pos, n_negative=n_neg
+        )
         return test, set(used.tolist()), info
 
 
@@ -272,9 +298,14 @@ class OneToTwo(_AIDBench):
 
     name = "aidbench_one_to_two"
 
-    def __init__(self, n_triplets: int = 200, train_policy: str = "auto",
-                 min_train_authors: int = 20, reserve_fraction: float = 0.2,
-                 max_train_texts: int | None = 1000):
+    def __init__(
+        self,
+        n_triplets: int = 200,
+        train_policy: str = "auto",
+        min_train_authors: int = 20,
+        reserve_fraction: float = 0.2,
+        max_train_texts: int | None = 1000,
+    ):
         super().__init__(train_policy, min_train_authors, reserve_fraction, max_train_texts)
         self.n_triplets = n_triplets
 
@@ -283,8 +314,7 @@ class OneToTwo(_AIDBench):
             return []
         data = known_authors(data)
         rules = _default_rules(data)
-        return ([{"cross_topic": rules.cross_topic}] if _n_triplets(rules) >= self.n_triplets
-                else [])
+        return [{"cross_topic": rules.cross_topic}] if _n_triplets(rules) >= self.n_triplets else []
 
     def _draw(self, corpus: Corpus, setting: dict, seed: int):
         cross = self._cross_topic(corpus, setting)
@@ -293,9 +323,11 @@ class OneToTwo(_AIDBench):
         weights = rules.n_pos_partners * (rules.n_neg_partners > 0)
         possible = _n_triplets(rules)
         if n > possible:
-            raise ProtocolError(f"corpus {corpus.name!r}: asked for {n} one-to-two triplets "
-                                f"but only {possible} distinct ones exist"
-                                f"{' under the cross-topic rule' if cross else ''}")
+            raise ProtocolError(
+                f"corpus {corpus.name!r}: asked for {n} one-to-two triplets "
+                f"but only {possible} distinct ones exist"
+                f"{' under the cross-topic rule' if cross else ''}"
+            )
         rng = np.random.default_rng(seed)
         p = weights / weights.sum()
         seen, rows = set(), []
@@ -306,26 +338,38 @@ class OneToTwo(_AIDBench):
             if (q, s, o) in seen:
                 continue
             seen.add((q, s, o))
-            rows.append((int(rules.pos[q]), int(rules.pos[s]), int(rules.pos[o]),
-                         int(rng.integers(2))))
+            rows.append(
+                (int(rules.pos[q]), int(rules.pos[s]), int(rules.pos[o]), int(rng.integers(2)))
+            )
         ids = corpus.frame["id"].to_numpy()
         texts = corpus.frame["text"].to_numpy()
         records = []
         for q, s, o, answer in rows:
             a, b = (s, o) if answer == 0 else (o, s)
-            records.append({"query_id": ids[q], "query": texts[q], "a_id": ids[a], "a": texts[a],
-                            "b_id": ids[b], "b": texts[b], "answer": answer})
+            records.append(
+                {
+                    "query_id": ids[q],
+                    "query": texts[q],
+                    "a_id": ids[a],
+                    "a": texts[a],
+                    "b_id": ids[b],
+                    "b": texts[b],
+                    "answer": answer,
+                }
+            )
         test = Triplets(pd.DataFrame(records))
         used = {i for r in rows for i in r[:3]}
-        info = self._info(seed, setting, rules, n_triplets=n,
-                          answer_in_slot_b=int(sum(r[3] for r in rows)))
+        info = self._info(
+            seed, setting, rules, n_triplets=n, answer_in_slot_b=int(sum(r[3] for r in rows))
+        )
         return test, used, info
 
     def evaluate(self, method: Verifier, task: Task) -> pd.DataFrame:
         est = fit_clone(method, task.train)
         frame = task.test.frame
-        scores = est.rank_many(frame["query"].tolist(),
-                               [[a, b] for a, b in zip(frame["a"], frame["b"], strict=True)])
+        scores = est.rank_many(
+            frame["query"].tolist(), [[a, b] for a, b in zip(frame["a"], frame["b"], strict=True)]
+        )
         return _scoring.choice_table(frame["answer"].to_numpy(), scores, group="all")
 
 
@@ -341,10 +385,18 @@ class OneToMany(_AIDBench):
     N_AUTHORS = (2, 5, 10)
     RAG = ((50, 10), (200, 50))  # (pool_size, keep): "50 filter 10", "200 filter 50"
 
-    def __init__(self, n_groups: int = 10, n_repeats: int = 3, texts_per_author: int = 10,
-                 first_stage=None, ks=(1, 3, 5), train_policy: str = "auto",
-                 min_train_authors: int = 20, reserve_fraction: float = 0.2,
-                 max_train_texts: int | None = 1000):
+    def __init__(
+        self,
+        n_groups: int = 10,
+        n_repeats: int = 3,
+        texts_per_author: int = 10,
+        first_stage=None,
+        ks=(1, 3, 5),
+        train_policy: str = "auto",
+        min_train_authors: int = 20,
+        reserve_fraction: float = 0.2,
+        max_train_texts: int | None = 1000,
+    ):
         super().__init__(train_policy, min_train_authors, reserve_fraction, max_train_texts)
         self.n_groups = n_groups
         self.n_repeats = n_repeats
@@ -368,8 +420,10 @@ class OneToMany(_AIDBench):
                 if n_eligible >= n:
                     out.append({"n_authors": n, **extra})
             for pool, keep in self.RAG:
-                if pool % self.texts_per_author == 0 \
-                        and n_eligible >= pool // self.texts_per_author:
+                if (
+                    pool % self.texts_per_author == 0
+                    and n_eligible >= pool // self.texts_per_author
+                ):
                     out.append({"pool_size": pool, "keep": keep, **extra})
         return out
 
@@ -377,36 +431,42 @@ class OneToMany(_AIDBench):
         if setting.get("first_author", True):
             return "author"
         if "authors" not in corpus.frame.columns:
-            raise ProtocolError(f"corpus {corpus.name!r} has no 'authors' list column, so "
-                                f"first_author=False (any author position) is not available")
+            raise ProtocolError(
+                f"corpus {corpus.name!r} has no 'authors' list column, so "
+                f"first_author=False (any author position) is not available"
+            )
         return "authors"
 
     @staticmethod
-    def _eligible(corpus: Corpus, column: str, k: int, sets: list | None = None
-                  ) -> dict[str, np.ndarray]:
+    def _eligible(
+        corpus: Corpus, column: str, k: int, sets: list | None = None
+    ) -> dict[str, np.ndarray]:
         """Authors with at least ``k`` texts (any position of ``column``) -> their positions."""
         sets = author_sets(corpus, column) if sets is None else sets
         texts_of: dict[str, list[int]] = {}
         for i, s in enumerate(sets):
             for a in s:
                 texts_of.setdefault(a, []).append(i)
-        return {a: np.asarray(v, dtype=np.int64) for a, v in sorted(texts_of.items())
-                if len(v) >= k}
+        return {
+            a: np.asarray(v, dtype=np.int64) for a, v in sorted(texts_of.items()) if len(v) >= k
+        }
 
     def _shape(self, setting: dict) -> tuple[int, int, int | None]:
         """(n_authors, texts_per_author, keep) of a setting."""
         k = int(setting.get("texts_per_author", self.texts_per_author))
         if k < 2:
-            raise ProtocolError(f"texts_per_author must be >= 2 (a query and a relevant "
-                                f"candidate), got {k}")
+            raise ProtocolError(
+                f"texts_per_author must be >= 2 (a query and a relevant candidate), got {k}"
+            )
         if "pool_size" in setting:
             pool, keep = int(setting["pool_size"]), int(setting["keep"])
             if pool % k:
-                raise ProtocolError(f"pool_size={pool} is not a multiple of "
-                                    f"texts_per_author={k}")
+                raise ProtocolError(f"pool_size={pool} is not a multiple of texts_per_author={k}")
             if not 1 <= keep < pool - 1:
-                raise ProtocolError(f"keep must be in [1, {pool - 2}] (fewer than the "
-                                    f"{pool - 1} candidates), got {keep}")
+                raise ProtocolError(
+                    f"keep must be in [1, {pool - 2}] (fewer than the "
+                    f"{pool - 1} candidates), got {keep}"
+                )
             return pool // k, k, keep
         n = int(setting.get("n_authors", 2))
         if n < 2:
@@ -422,9 +482,11 @@ class OneToMany(_AIDBench):
         sets = author_sets(corpus, column)
         eligible = self._eligible(corpus, column, k, sets)
         if len(eligible) < n_authors:
-            raise ProtocolError(f"corpus {corpus.name!r}: {n_authors} authors with at least "
-                                f"{k} texts each are needed, only {len(eligible)} have that many"
-                                f" (author column {column!r})")
+            raise ProtocolError(
+                f"corpus {corpus.name!r}: {n_authors} authors with at least "
+                f"{k} texts each are needed, only {len(eligible)} have that many"
+                f" (author column {column!r})"
+            )
         names = list(eligible)
         rng = np.random.default_rng(seed)
         ids = corpus.frame["id"].to_numpy()
@@ -432,27 +494,43 @@ class OneToMany(_AIDBench):
         queries, used = [], set()
         for repeat in range(n_repeats):
             for group in range(n_groups):
-                chosen, slices = self._draw_group(corpus, names, eligible, sets, n_authors, k,
-                                                  rng)
+                chosen, slices = self._draw_group(corpus, names, eligible, sets, n_authors, k, rng)
                 members = np.concatenate(slices)
                 q_author = int(rng.integers(n_authors))
                 q = int(rng.choice(slices[q_author]))
                 cands = rng.permutation(members[members != q])
                 relevant = np.array([bool(sets[c] & sets[q]) for c in cands])
-                queries.append(RankingQuery(
-                    query_id=str(ids[q]), query=texts[q],
-                    candidate_ids=tuple(str(x) for x in ids[cands]),
-                    candidates=tuple(texts[cands]), relevant=relevant, group=group,
-                    repeat=repeat, authors=tuple(chosen)))
+                queries.append(
+                    RankingQuery(
+                        query_id=str(ids[q]),
+                        query=texts[q],
+                        candidate_ids=tuple(str(x) for x in ids[cands]),
+                        candidates=tuple(texts[cands]),
+                        relevant=relevant,
+                        group=group,
+                        repeat=repeat,
+                        authors=tuple(chosen),
+                    )
+                )
                 used.update(members.tolist())
         n_rel = np.array([q.relevant.sum() for q in queries])
-        info = {"seed": seed, "setting": dict(setting), "n_authors": n_authors,
-                "texts_per_author": k, "pool_size": n_authors * k,
-                "n_candidates": n_authors * k - 1, "keep": keep,
-                "n_queries": len(queries), "n_groups": n_groups, "n_repeats": n_repeats,
-                "author_column": column, "eligible_authors": len(eligible),
-                "unknown_author_texts_excluded": _n_unknown_author(corpus),
-                "relevant_min": int(n_rel.min()), "relevant_max": int(n_rel.max())}
+        info = {
+            "seed": seed,
+            "setting": dict(setting),
+            "n_authors": n_authors,
+            "texts_per_author": k,
+            "pool_size": n_authors * k,
+            "n_candidates": n_authors * k - 1,
+            "keep": keep,
+            "n_queries": len(queries),
+            "n_groups": n_groups,
+            "n_repeats": n_repeats,
+            "author_column": column,
+            "eligible_authors": len(eligible),
+            "unknown_author_texts_excluded": _n_unknown_author(corpus),
+            "relevant_min": int(n_rel.min()),
+            "relevant_max": int(n_rel.max()),
+        }
         return queries, used, info
 
     @staticmethod
@@ -464,23 +542,29 @@ class OneToMany(_AIDBench):
             chosen_set = set(chosen)
             slices = []
             for a in chosen:
-                clean = np.array([i for i in eligible[a] if not (sets[i] & chosen_set) - {a}],
-                                 dtype=np.int64)
+                clean = np.array(
+                    [i for i in eligible[a] if not (sets[i] & chosen_set) - {a}], dtype=np.int64
+                )
                 if len(clean) < k:
                     break
                 slices.append(rng.choice(clean, size=k, replace=False))
             if len(slices) == n_authors:
                 return chosen, slices
-        raise ProtocolError(f"corpus {corpus.name!r}: could not draw {n_authors} authors with "
-                            f"{k} texts each that list no other chosen author "
-                            f"({max_tries} tries)")
+        raise ProtocolError(
+            f"corpus {corpus.name!r}: could not draw {n_authors} authors with "
+            f"{k} texts each that list no other chosen author "
+            f"({max_tries} tries)"
+        )
 
     # -- evaluation ----------------------------------------------------------------------
     def evaluate(self, method: Verifier, task: Task) -> pd.DataFrame:
         est = fit_clone(method, task.train)
         keep = task.info.get("keep")
-        stage1 = est if self.first_stage is None or keep is None \
+        stage1 = (
+            est
+            if self.first_stage is None or keep is None
             else fit_clone(self.first_stage, task.train)
+        )
         queries = [q.query for q in task.test]
         cands = [list(q.candidates) for q in task.test]
         kept_any = []
@@ -489,8 +573,9 @@ class OneToMany(_AIDBench):
         else:
             firsts = stage1.rank_many(queries, cands)
             orders = [_ranked(first) for first in firsts]
-            seconds = est.rank_many(queries, [[c[i] for i in order[:keep]]
-                                              for c, order in zip(cands, orders)])
+            seconds = est.rank_many(
+                queries, [[c[i] for i in order[:keep]] for c, order in zip(cands, orders)]
+            )
             all_scores = []
             for q, first, order, second in zip(task.test, firsts, orders, seconds):
                 top, rest = order[:keep], order[keep:]
@@ -501,11 +586,23 @@ class OneToMany(_AIDBench):
                 final[top] = len(rest) + rankdata(second, method="min")
                 all_scores.append(final)
                 kept_any.append(bool(q.relevant[top].any()))
-        table = _scoring.ranking_table(all_scores, [q.relevant for q in task.test],
-                                       np.array([q.repeat for q in task.test]), self.ks)
+        table = _scoring.ranking_table(
+            all_scores,
+            [q.relevant for q in task.test],
+            np.array([q.repeat for q in task.test]),
+            self.ks,
+        )
         if keep is not None:
-            extra = pd.DataFrame([{"metric": "filter_recall", "value": float(np.mean(kept_any)),
-                                   "n": len(kept_any), "group": "all"}])
+            extra = pd.DataFrame(
+                [
+                    {
+                        "metric": "filter_recall",
+                        "value": float(np.mean(kept_any)),
+                        "n": len(kept_any),
+                        "group": "all",
+                    }
+                ]
+            )
             table = pd.concat([table, extra], ignore_index=True)
         return table
 

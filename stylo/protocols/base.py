@@ -26,9 +26,20 @@ from stylo.corpus import Corpus, PairSet
 from stylo.protocols import _scoring
 from stylo.verifier import Verifier
 
-__all__ = ["Protocol", "Task", "ProtocolError", "RankingQuery", "Triplets", "UNKNOWN_AUTHORS",
-           "VerificationProtocol", "author_sets", "capped_corpus", "fit_clone", "known_authors",
-           "training_corpus"]
+__all__ = [
+    "Protocol",
+    "Task",
+    "ProtocolError",
+    "RankingQuery",
+    "Triplets",
+    "UNKNOWN_AUTHORS",
+    "VerificationProtocol",
+    "author_sets",
+    "capped_corpus",
+    "fit_clone",
+    "known_authors",
+    "training_corpus",
+]
 
 #: author labels that stand for "someone not in the data" (PAN 2019's open-set texts are all
 #: labelled ``<UNK>``); such texts share no known author with anything, so sampling skips them
@@ -140,8 +151,11 @@ def known_authors(corpus: Corpus) -> Corpus:
     mask = ~corpus.frame["author"].isin(UNKNOWN_AUTHORS).to_numpy()
     if mask.all():
         return corpus
-    return corpus.filter(mask, "known authors only",
-                         f"{int((~mask).sum())} texts by {sorted(UNKNOWN_AUTHORS)} left out")
+    return corpus.filter(
+        mask,
+        "known authors only",
+        f"{int((~mask).sum())} texts by {sorted(UNKNOWN_AUTHORS)} left out",
+    )
 
 
 def author_sets(corpus: Corpus, column: str = "author") -> list[frozenset]:
@@ -155,8 +169,10 @@ def author_sets(corpus: Corpus, column: str = "author") -> list[frozenset]:
         elif isinstance(v, (list, tuple, np.ndarray)) and len(v) > 0:
             out.append(frozenset(str(a) for a in v))
         else:
-            raise ProtocolError(f"corpus {corpus.name!r}: text {corpus.ids[i]!r} has no usable "
-                                f"{column!r} value ({v!r})")
+            raise ProtocolError(
+                f"corpus {corpus.name!r}: text {corpus.ids[i]!r} has no usable "
+                f"{column!r} value ({v!r})"
+            )
     return out
 
 
@@ -182,13 +198,19 @@ def capped_corpus(corpus: Corpus | None, max_texts: int | None, seed: int) -> Co
     turn = rank_in_author // 2 * len(names) + np.array([position[a] for a in authors])
     keep = np.zeros(len(corpus), dtype=bool)
     keep[order[np.argsort(turn, kind="stable")[:max_texts]]] = True
-    return corpus.filter(keep, "train capped",
-                         f"{max_texts} of {len(corpus)} texts, two per author per round")
+    return corpus.filter(
+        keep, "train capped", f"{max_texts} of {len(corpus)} texts, two per author per round"
+    )
 
 
-def training_corpus(corpus: Corpus, used: np.ndarray, test_authors: set,
-                    policy: str, column: str = "author", sets: list | None = None
-                    ) -> Corpus | None:
+def training_corpus(
+    corpus: Corpus,
+    used: np.ndarray,
+    test_authors: set,
+    policy: str,
+    column: str = "author",
+    sets: list | None = None,
+) -> Corpus | None:
     """The texts a method may fit on: every text not used by the task and, when ``policy`` is
     ``"disjoint_authors"``, none written (in any position of ``column``) by a test author.
 
@@ -196,8 +218,9 @@ def training_corpus(corpus: Corpus, used: np.ndarray, test_authors: set,
     :func:`author_sets` of ``column``. Returns None when nothing is left.
     """
     if policy not in ("disjoint_authors", "disjoint_texts"):
-        raise ProtocolError(f"train policy must be 'disjoint_authors' or 'disjoint_texts', "
-                            f"got {policy!r}")
+        raise ProtocolError(
+            f"train policy must be 'disjoint_authors' or 'disjoint_texts', got {policy!r}"
+        )
     keep = ~np.asarray(used, dtype=bool)
     if policy == "disjoint_authors":
         sets = author_sets(corpus, column) if sets is None else sets

@@ -65,41 +65,64 @@ class CrossDomainAttribution(Protocol):
 
     def sample(self, data, setting: dict, seed: int) -> Task:
         if not isinstance(data, Corpus) or not set(_COLUMNS) <= set(data.frame.columns):
-            raise ProtocolError(f"{self.name} needs a corpus with columns {list(_COLUMNS)} "
-                                f"(pan18_cdaa, pan19_cdaa)")
+            raise ProtocolError(
+                f"{self.name} needs a corpus with columns {list(_COLUMNS)} (pan18_cdaa, pan19_cdaa)"
+            )
         frame = data.frame
         split = setting.get("split")
-        mask = np.ones(len(frame), dtype=bool) if split is None \
+        mask = (
+            np.ones(len(frame), dtype=bool)
+            if split is None
             else (frame["split"] == split).to_numpy()
+        )
         if not mask.any():
             raise ProtocolError(f"{data.name!r} has no split {split!r}")
         known_mask = mask & (frame["role"] == "known").to_numpy()
         unknown_mask = mask & (frame["role"] == "unknown").to_numpy()
         known: dict[str, dict[str, list[str]]] = {}
-        for prob, cand, text in zip(frame["problem"][known_mask], frame["candidate"][known_mask],
-                                    frame["text"][known_mask], strict=True):
+        for prob, cand, text in zip(
+            frame["problem"][known_mask],
+            frame["candidate"][known_mask],
+            frame["text"][known_mask],
+            strict=True,
+        ):
             known.setdefault(str(prob), {}).setdefault(str(cand), []).append(text)
-        unk = frame.loc[unknown_mask, ["id", "problem", "text", "candidate"]].rename(
-            columns={"candidate": "truth"}).reset_index(drop=True)
+        unk = (
+            frame.loc[unknown_mask, ["id", "problem", "text", "candidate"]]
+            .rename(columns={"candidate": "truth"})
+            .reset_index(drop=True)
+        )
         missing = sorted(set(unk["problem"]) - set(known))
         if missing:
             raise ProtocolError(f"{data.name!r}: problems without known texts: {missing[:5]}")
         open_set = bool((unk["truth"] == UNKNOWN).any())
-        stray = np.array([t != UNKNOWN and t not in known[p]
-                          for p, t in zip(unk["problem"], unk["truth"], strict=True)], dtype=bool)
+        stray = np.array(
+            [
+                t != UNKNOWN and t not in known[p]
+                for p, t in zip(unk["problem"], unk["truth"], strict=True)
+            ],
+            dtype=bool,
+        )
         if stray.any() and not open_set:
-            raise ProtocolError(f"{data.name!r}: unknown text {unk['id'][stray].iloc[0]!r} is "
-                                f"attributed to a candidate with no known texts")
+            raise ProtocolError(
+                f"{data.name!r}: unknown text {unk['id'][stray].iloc[0]!r} is "
+                f"attributed to a candidate with no known texts"
+            )
         # open set: a true author outside the candidates is, by definition, an unknown author
         stray_ids = unk.loc[stray, "id"].tolist()
         unk.loc[stray, "truth"] = UNKNOWN
         test = Attribution(known, unk, open_set=open_set)
         train = data.filter(known_mask, f"{self.name}:known texts")
-        info = {"seed": seed, "setting": dict(setting), "problems": len(known),
-                "unknown_texts": len(unk), "known_texts": int(known_mask.sum()),
-                "open_set": test.open_set,
-                "unknown_author_texts": int((unk["truth"] == UNKNOWN).sum()),
-                "truth_outside_candidates": stray_ids}
+        info = {
+            "seed": seed,
+            "setting": dict(setting),
+            "problems": len(known),
+            "unknown_texts": len(unk),
+            "known_texts": int(known_mask.sum()),
+            "open_set": test.open_set,
+            "unknown_author_texts": int((unk["truth"] == UNKNOWN).sum()),
+            "truth_outside_candidates": stray_ids,
+        }
         return Task(self.name, dict(setting), seed, train, test, info)
 
     def evaluate(self, method: Verifier, task: Task) -> pd.DataFrame:
@@ -126,22 +149,34 @@ def score_attribution(method: Verifier, train: Corpus | None, test: Attribution)
         closed = [cands[b] for b in best]
         truth = group["truth"].tolist()
         if test.open_set:
-            pred = [UNKNOWN if scores[i, b] < 0.5 else p
-                    for i, (b, p) in enumerate(zip(best, closed, strict=True))]
-            values = classification.attribution_scores(truth, pred, labels=cands,
-                                                       unknown_label=UNKNOWN)
+            pred = [
+                UNKNOWN if scores[i, b] < 0.5 else p
+                for i, (b, p) in enumerate(zip(best, closed, strict=True))
+            ]
+            values = classification.attribution_scores(
+                truth, pred, labels=cands, unknown_label=UNKNOWN
+            )
             # the same answers without the rejection: how well the scores rank the
             # candidates, apart from where the method puts its 0.5
-            values |= {f"{k}_no_reject": v for k, v in classification.attribution_scores(
-                truth, closed, labels=cands, unknown_label=UNKNOWN).items()}
+            values |= {
+                f"{k}_no_reject": v
+                for k, v in classification.attribution_scores(
+                    truth, closed, labels=cands, unknown_label=UNKNOWN
+                ).items()
+            }
             values["unknown_share"] = float(np.mean([p == UNKNOWN for p in pred]))
         else:
             values = classification.attribution_scores(truth, closed, labels=cands)
-        rows += [{"metric": k, "value": float(v), "n": len(group), "group": str(prob)}
-                 for k, v in values.items()]
+        rows += [
+            {"metric": k, "value": float(v), "n": len(group), "group": str(prob)}
+            for k, v in values.items()
+        ]
     advance("attribution problems", problems.ngroups, problems.ngroups)
     table = pd.DataFrame(rows)
-    overall = table.groupby("metric", sort=False).agg(value=("value", "mean"),
-                                                      n=("n", "sum")).reset_index()
+    overall = (
+        table.groupby("metric", sort=False)
+        .agg(value=("value", "mean"), n=("n", "sum"))
+        .reset_index()
+    )
     overall["group"] = "all"
     return pd.concat([table, overall], ignore_index=True)

@@ -38,8 +38,9 @@ SIZES = ((10, 10, 5), (10, 5, 2), (5, 5, 2))
 _TOPIC_TRIES = 5
 
 
-def _split_by_topic(idx: np.ndarray, topics: np.ndarray, n_train: int, n_test: int,
-                    rng: np.random.Generator | None) -> tuple[np.ndarray, np.ndarray] | None:
+def _split_by_topic(
+    idx: np.ndarray, topics: np.ndarray, n_train: int, n_test: int, rng: np.random.Generator | None
+) -> tuple[np.ndarray, np.ndarray] | None:
     """An author's texts ``idx`` split into a known side and a test side that share no topic:
     topics go to the test side until it holds ``n_test`` texts, the rest are known. The topics
     are taken in a seeded order (a few tries), else smallest first (which seldom overshoots
@@ -49,8 +50,11 @@ def _split_by_topic(idx: np.ndarray, topics: np.ndarray, n_train: int, n_test: i
     for i in idx:
         by_topic.setdefault(str(topics[i]), []).append(int(i))
     names = sorted(by_topic)
-    orders = [] if rng is None else [[names[j] for j in rng.permutation(len(names))]
-                                     for _ in range(_TOPIC_TRIES)]
+    orders = (
+        []
+        if rng is None
+        else [[names[j] for j in rng.permutation(len(names))] for _ in range(_TOPIC_TRIES)]
+    )
     orders.append(sorted(names, key=lambda t: (len(by_topic[t]), t)))
     for order in orders:
         test, known = [], []
@@ -83,9 +87,11 @@ class ClosedSetAttribution(Protocol):
             topics = corpus.frame["topic"].to_numpy()
             has_topic = corpus.frame["topic"].notna().to_numpy()
             groups = {a: idx[has_topic[idx]] for a, idx in groups.items()}
-            groups = {a: idx for a, idx in groups.items()
-                      if _split_by_topic(idx, topics, setting["train"], setting["test"], None)
-                      is not None}
+            groups = {
+                a: idx
+                for a, idx in groups.items()
+                if _split_by_topic(idx, topics, setting["train"], setting["test"], None) is not None
+            }
         return groups
 
     def _pools(self, corpus: Corpus, setting: dict, groups: dict) -> list[list[str]]:
@@ -97,8 +103,7 @@ class ClosedSetAttribution(Protocol):
         by_value: dict[str, list[str]] = {}
         for a, idx in groups.items():
             by_value.setdefault(str(first[idx[0]]), []).append(a)
-        return [sorted(v) for _, v in sorted(by_value.items())
-                if len(v) >= setting["authors"]]
+        return [sorted(v) for _, v in sorted(by_value.items()) if len(v) >= setting["authors"]]
 
     def settings(self, data) -> list[dict]:
         corpus = self._usable(data)
@@ -106,10 +111,16 @@ class ClosedSetAttribution(Protocol):
             return []
         within = "language" if "language" in corpus.frame.columns else None
         out = []
-        for cross in ((False, True) if corpus.has_topics else (False,)):
+        for cross in (False, True) if corpus.has_topics else (False,):
             for authors, train, test in SIZES:
-                s = {"authors": authors, "train": train, "test": test, "problems": 3,
-                     "cross_topic": cross, "within": within}
+                s = {
+                    "authors": authors,
+                    "train": train,
+                    "test": test,
+                    "problems": 3,
+                    "cross_topic": cross,
+                    "within": within,
+                }
                 if self._pools(corpus, s, self._eligible(corpus, s)):
                     out.append(s)
                     break
@@ -122,8 +133,9 @@ class ClosedSetAttribution(Protocol):
         setting = {"problems": 3, "cross_topic": False, "within": None, **setting}
         for key in ("authors", "train", "test", "problems"):
             if not isinstance(setting.get(key), (int, np.integer)) or setting[key] < 1:
-                raise ProtocolError(f"{self.name}: setting {key!r} must be a positive int, "
-                                    f"got {setting.get(key)!r}")
+                raise ProtocolError(
+                    f"{self.name}: setting {key!r} must be a positive int, got {setting.get(key)!r}"
+                )
         if setting["authors"] < 2:
             raise ProtocolError(f"{self.name}: attribution needs at least 2 authors")
         if setting["cross_topic"] and not corpus.has_topics:
@@ -132,12 +144,13 @@ class ClosedSetAttribution(Protocol):
         groups = self._eligible(corpus, setting)
         pools = self._pools(corpus, setting, groups)
         if not pools:
-            raise ProtocolError(f"{self.name}: {corpus.name!r} has fewer than "
-                                f"{setting['authors']} authors with {setting['train']} + "
-                                f"{setting['test']} texts"
-                                + (" on separable topics" if setting["cross_topic"] else "")
-                                + (f" within one {setting['within']}" if setting["within"]
-                                   else ""))
+            raise ProtocolError(
+                f"{self.name}: {corpus.name!r} has fewer than "
+                f"{setting['authors']} authors with {setting['train']} + "
+                f"{setting['test']} texts"
+                + (" on separable topics" if setting["cross_topic"] else "")
+                + (f" within one {setting['within']}" if setting["within"] else "")
+            )
         texts, ids = corpus.texts, corpus.ids
         n_train, n_test = setting["train"], setting["test"]
         # each author's texts as queues, consumed across problems, so no text is used twice
@@ -148,22 +161,31 @@ class ClosedSetAttribution(Protocol):
             idx = groups[author]
             if setting["cross_topic"]:
                 known_side, test_side = _split_by_topic(
-                    idx, corpus.frame["topic"].to_numpy(), n_train, n_test, rng)
-                queues[author] = (list(rng.permutation(known_side)),
-                                  list(rng.permutation(test_side)))
+                    idx, corpus.frame["topic"].to_numpy(), n_train, n_test, rng
+                )
+                queues[author] = (
+                    list(rng.permutation(known_side)),
+                    list(rng.permutation(test_side)),
+                )
             else:
                 queues[author] = (list(rng.permutation(idx)), None)
 
         def ready(author: str) -> bool:
             known_q, test_q = queues[author]
-            return (len(known_q) >= n_train + n_test if test_q is None
-                    else len(known_q) >= n_train and len(test_q) >= n_test)
+            return (
+                len(known_q) >= n_train + n_test
+                if test_q is None
+                else len(known_q) >= n_train and len(test_q) >= n_test
+            )
 
         known: dict[str, dict[str, list[str]]] = {}
         rows, used_known = [], []
         for p in range(setting["problems"]):
-            open_pools = [q for q in ([a for a in pool if ready(a)] for pool in pools)
-                          if len(q) >= setting["authors"]]
+            open_pools = [
+                q
+                for q in ([a for a in pool if ready(a)] for pool in pools)
+                if len(q) >= setting["authors"]
+            ]
             if not open_pools:
                 break
             pool = open_pools[rng.integers(len(open_pools))]
@@ -176,17 +198,26 @@ class ClosedSetAttribution(Protocol):
                 t_idx = [(known_q if test_q is None else test_q).pop() for _ in range(n_test)]
                 known[prob][author] = [texts[i] for i in k_idx]
                 used_known += k_idx
-                rows += [{"id": str(ids[i]), "problem": prob, "text": texts[i],
-                          "truth": author} for i in t_idx]
+                rows += [
+                    {"id": str(ids[i]), "problem": prob, "text": texts[i], "truth": author}
+                    for i in t_idx
+                ]
         unknown = pd.DataFrame(rows, columns=["id", "problem", "text", "truth"])
         keep = np.zeros(len(corpus), dtype=bool)
         keep[used_known] = True
         train = corpus.filter(keep, f"{self.name}:known texts")
-        info = {"seed": seed, "setting": dict(setting), "problems": len(known),
-                "candidates": setting["authors"], "known_texts": int(keep.sum()),
-                "test_texts": len(unknown), "authors_eligible": len(groups)}
-        return Task(self.name, dict(setting), seed, train,
-                    Attribution(known, unknown, open_set=False), info)
+        info = {
+            "seed": seed,
+            "setting": dict(setting),
+            "problems": len(known),
+            "candidates": setting["authors"],
+            "known_texts": int(keep.sum()),
+            "test_texts": len(unknown),
+            "authors_eligible": len(groups),
+        }
+        return Task(
+            self.name, dict(setting), seed, train, Attribution(known, unknown, open_set=False), info
+        )
 
     def evaluate(self, method: Verifier, task: Task) -> pd.DataFrame:
         return score_attribution(method, task.train, task.test)

@@ -23,8 +23,9 @@ class PanVerification(VerificationProtocol):
 
     name = "pan_verification"
 
-    def __init__(self, train_split: str = "train", test_split: str = "test",
-                 version: str = "pan21"):
+    def __init__(
+        self, train_split: str = "train", test_split: str = "test", version: str = "pan21"
+    ):
         self.train_split = train_split
         self.test_split = test_split
         self.version = version
@@ -39,24 +40,32 @@ class PanVerification(VerificationProtocol):
 
     def sample(self, data, setting: dict, seed: int) -> Task:
         if not isinstance(data, PairSet):
-            raise ProtocolError(f"{self.name} needs a PairSet with a split column, "
-                                f"got {type(data).__name__}")
+            raise ProtocolError(
+                f"{self.name} needs a PairSet with a split column, got {type(data).__name__}"
+            )
         try:
             train = data.split(setting.get("train", self.train_split))
             test = data.split(setting.get("test", self.test_split))
         except ValueError as exc:
             raise ProtocolError(str(exc)) from exc
         if not test.labelled:
-            raise ProtocolError(f"{data.name!r}: the test split has problems without a "
-                                f"`same` label, so it cannot be scored")
+            raise ProtocolError(
+                f"{data.name!r}: the test split has problems without a "
+                f"`same` label, so it cannot be scored"
+            )
         train_texts = {t for k in train.known for t in k} | set(train.unknown)
         test_texts = {t for k in test.known for t in k} | set(test.unknown)
-        info = {"seed": seed, "setting": dict(setting), "n_train": len(train),
-                "n_test": len(test), "test_positive": int(test.labels.sum()),
-                "shared_texts": len(train_texts & test_texts)}
+        info = {
+            "seed": seed,
+            "setting": dict(setting),
+            "n_train": len(train),
+            "n_test": len(test),
+            "test_positive": int(test.labels.sum()),
+            "shared_texts": len(train_texts & test_texts),
+        }
         return Task(self.name, dict(setting), seed, train, test, info)
 
     def _metrics(self, test: PairSet, scores: np.ndarray) -> pd.DataFrame:
-        return _scoring.verification_table(test.labels, scores, group="all",
-                                           version=self.version, auc_times_c1=True,
-                                           ids=test.ids)
+        return _scoring.verification_table(
+            test.labels, scores, group="all", version=self.version, auc_times_c1=True, ids=test.ids
+        )

@@ -49,20 +49,23 @@ SPLITS = ("closed", "clopen", "open_unseen_authors", "open_unseen_topics", "open
 PARTS = ("train", "val", "test")
 
 
-def _partition(labels: np.ndarray, rng, val_fraction: float, test_fraction: float,
-               what: str) -> dict[str, str]:
+def _partition(
+    labels: np.ndarray, rng, val_fraction: float, test_fraction: float, what: str
+) -> dict[str, str]:
     """Assign each distinct label to train/val/test; val and test get at least one each."""
     uniq = np.array(sorted(set(labels.tolist())))
     n = len(uniq)
     n_val = max(1, int(round(n * val_fraction))) if val_fraction > 0 else 0
     n_test = max(1, int(round(n * test_fraction)))
     if n - n_val - n_test < 1:
-        raise ProtocolError(f"{n} distinct {what} are too few to give train, val and test "
-                            f"disjoint {what} (need at least {n_val + n_test + 1})")
+        raise ProtocolError(
+            f"{n} distinct {what} are too few to give train, val and test "
+            f"disjoint {what} (need at least {n_val + n_test + 1})"
+        )
     order = rng.permutation(n)
     part = np.array(["train"] * n, dtype=object)
     part[order[:n_test]] = "test"
-    part[order[n_test:n_test + n_val]] = "val"
+    part[order[n_test : n_test + n_val]] = "val"
     return dict(zip(uniq.tolist(), part.tolist(), strict=True))
 
 
@@ -79,12 +82,18 @@ def _closed(authors, topics, idx, rng, val_fraction, test_fraction, out) -> None
                 out[i] = "train"
                 continue
             u = rng.random()
-            out[i] = "test" if u < test_fraction else "val" if u < test_fraction + val_fraction \
+            out[i] = (
+                "test"
+                if u < test_fraction
+                else "val"
+                if u < test_fraction + val_fraction
                 else "train"
+            )
 
 
-def assign_splits(authors, topics, split: str, seed: int, val_fraction: float = 0.15,
-                  test_fraction: float = 0.15) -> np.ndarray:
+def assign_splits(
+    authors, topics, split: str, seed: int, val_fraction: float = 0.15, test_fraction: float = 0.15
+) -> np.ndarray:
     """Split label of each text: ``"train"``, ``"val"``, ``"test"`` or ``""`` (left out).
 
     ``authors``, ``topics``: one label per text (a topic may be None/NaN: left out).
@@ -92,8 +101,10 @@ def assign_splits(authors, topics, split: str, seed: int, val_fraction: float = 
     if split not in SPLITS:
         raise ProtocolError(f"unknown split {split!r}; choose one of {SPLITS}")
     if not (0 <= val_fraction < 1 and 0 < test_fraction < 1 and val_fraction + test_fraction < 1):
-        raise ProtocolError(f"need 0 <= val_fraction, 0 < test_fraction and a sum below 1, "
-                            f"got {val_fraction} and {test_fraction}")
+        raise ProtocolError(
+            f"need 0 <= val_fraction, 0 < test_fraction and a sum below 1, "
+            f"got {val_fraction} and {test_fraction}"
+        )
     authors = np.asarray([str(a) for a in authors], dtype=object)
     topics = pd.Series(list(topics), dtype=object)
     has_topic = topics.notna().to_numpy()
@@ -112,10 +123,16 @@ def assign_splits(authors, topics, split: str, seed: int, val_fraction: float = 
             out[i] = held[authors[i]]
         _closed(authors, topics, idx[seen], rng, val_fraction, test_fraction, out)
     else:
-        by_author = (_partition(authors[idx], rng, val_fraction, test_fraction, "authors")
-                     if split in ("open_unseen_authors", "open_all") else None)
-        by_topic = (_partition(topics[idx], rng, val_fraction, test_fraction, "topics")
-                    if split in ("open_unseen_topics", "open_all") else None)
+        by_author = (
+            _partition(authors[idx], rng, val_fraction, test_fraction, "authors")
+            if split in ("open_unseen_authors", "open_all")
+            else None
+        )
+        by_topic = (
+            _partition(topics[idx], rng, val_fraction, test_fraction, "topics")
+            if split in ("open_unseen_topics", "open_all")
+            else None
+        )
         for i in idx:
             a = by_author[authors[i]] if by_author else None
             t = by_topic[topics[i]] if by_topic else None
@@ -126,25 +143,35 @@ def assign_splits(authors, topics, split: str, seed: int, val_fraction: float = 
     return out
 
 
-def split_corpus(corpus: Corpus, split: str, seed: int, val_fraction: float = 0.15,
-                 test_fraction: float = 0.15, topic_column: str = "topic"
-                 ) -> tuple[dict[str, Corpus], dict]:
+def split_corpus(
+    corpus: Corpus,
+    split: str,
+    seed: int,
+    val_fraction: float = 0.15,
+    test_fraction: float = 0.15,
+    topic_column: str = "topic",
+) -> tuple[dict[str, Corpus], dict]:
     """Texts of ``corpus`` split by the rule ``split``: ``({"train", "val", "test"} -> Corpus,
     counts)``."""
     if topic_column not in corpus.frame.columns:
-        raise ProtocolError(f"corpus {corpus.name!r} has no {topic_column!r} column; the "
-                            f"Rethinking-AV splits need author and topic labels")
+        raise ProtocolError(
+            f"corpus {corpus.name!r} has no {topic_column!r} column; the "
+            f"Rethinking-AV splits need author and topic labels"
+        )
     topics = corpus.frame[topic_column]
     labels = assign_splits(corpus.authors, topics, split, seed, val_fraction, test_fraction)
     parts = {p: corpus.filter(labels == p, f"rethinking:{split}:{p}") for p in PARTS}
-    info = {"texts": {p: len(parts[p]) for p in PARTS},
-            "without_topic": int(topics.isna().sum()),
-            "left_out": int(((labels == "") & topics.notna().to_numpy()).sum())}
+    info = {
+        "texts": {p: len(parts[p]) for p in PARTS},
+        "without_topic": int(topics.isna().sum()),
+        "left_out": int(((labels == "") & topics.notna().to_numpy()).sum()),
+    }
     return parts, info
 
 
-def split_pairset(pairs: PairSet, split: str, seed: int, val_fraction: float = 0.15,
-                  test_fraction: float = 0.15) -> tuple[dict[str, PairSet], dict]:
+def split_pairset(
+    pairs: PairSet, split: str, seed: int, val_fraction: float = 0.15, test_fraction: float = 0.15
+) -> tuple[dict[str, PairSet], dict]:
     """Split labelled pairs with ``authors`` and ``topics`` columns (two labels per pair).
 
     Texts are split as in :func:`assign_splits`; a pair joins a split when both its texts did,
@@ -152,32 +179,53 @@ def split_pairset(pairs: PairSet, split: str, seed: int, val_fraction: float = 0
     """
     for col in ("authors", "topics"):
         if col not in pairs.frame.columns:
-            raise ProtocolError(f"pair set {pairs.name!r} has no {col!r} column; the "
-                                f"Rethinking-AV splits need the author and topic of each text")
+            raise ProtocolError(
+                f"pair set {pairs.name!r} has no {col!r} column; the "
+                f"Rethinking-AV splits need the author and topic of each text"
+            )
     if any(len(k) != 1 for k in pairs.known):
-        raise ProtocolError(f"pair set {pairs.name!r} has problems with several known texts; "
-                            f"the Rethinking-AV splits need one text per side")
+        raise ProtocolError(
+            f"pair set {pairs.name!r} has problems with several known texts; "
+            f"the Rethinking-AV splits need one text per side"
+        )
     doc_author: dict[str, str] = {}
     doc_topic: dict[str, object] = {}
-    rows = zip(pairs.known, pairs.unknown, pairs.frame["authors"], pairs.frame["topics"],
-               pairs.ids, strict=True)
+    rows = zip(
+        pairs.known,
+        pairs.unknown,
+        pairs.frame["authors"],
+        pairs.frame["topics"],
+        pairs.ids,
+        strict=True,
+    )
     for known, unknown, authors, topics, pid in rows:
         for text, a, t in zip((known[0], unknown), authors, topics, strict=True):
             if doc_author.setdefault(text, str(a)) != str(a):
-                raise ProtocolError(f"pair {pid!r}: one text carries two authors "
-                                    f"({doc_author[text]!r} and {a!r})")
+                raise ProtocolError(
+                    f"pair {pid!r}: one text carries two authors ({doc_author[text]!r} and {a!r})"
+                )
             doc_topic.setdefault(text, t)
     docs = list(doc_author)
-    labels = assign_splits([doc_author[d] for d in docs], [doc_topic[d] for d in docs], split,
-                           seed, val_fraction, test_fraction)
+    labels = assign_splits(
+        [doc_author[d] for d in docs],
+        [doc_topic[d] for d in docs],
+        split,
+        seed,
+        val_fraction,
+        test_fraction,
+    )
     where = dict(zip(docs, labels, strict=True))
     a_side = np.array([where[k[0]] for k in pairs.known], dtype=object)
     b_side = np.array([where[u] for u in pairs.unknown], dtype=object)
-    parts = {p: pairs.subset((a_side == p) & (b_side == p), name=f"{pairs.name}:{split}:{p}")
-             for p in PARTS}
-    info = {"texts": {p: int((labels == p).sum()) for p in PARTS},
-            "pairs": {p: len(parts[p]) for p in PARTS},
-            "pairs_left_out": int(len(pairs) - sum(len(v) for v in parts.values()))}
+    parts = {
+        p: pairs.subset((a_side == p) & (b_side == p), name=f"{pairs.name}:{split}:{p}")
+        for p in PARTS
+    }
+    info = {
+        "texts": {p: int((labels == p).sum()) for p in PARTS},
+        "pairs": {p: len(parts[p]) for p in PARTS},
+        "pairs_left_out": int(len(pairs) - sum(len(v) for v in parts.values())),
+    }
     return parts, info
 
 
@@ -187,9 +235,11 @@ def _draw_pairs(corpus: Corpus, n: int, seed: int, name: str) -> PairSet:
     n_pos = min(n // 2, rules.n_pairs(True))
     n_neg = min(n - n // 2, rules.n_pairs(False))
     if n_pos == 0 or n_neg == 0:
-        raise ProtocolError(f"{name}: {len(corpus)} texts give {rules.n_pairs(True)} "
-                            f"same-author and {rules.n_pairs(False)} different-author pairs; "
-                            f"both kinds are needed")
+        raise ProtocolError(
+            f"{name}: {len(corpus)} texts give {rules.n_pairs(True)} "
+            f"same-author and {rules.n_pairs(False)} different-author pairs; "
+            f"both kinds are needed"
+        )
     return labelled_pairs(rules, n_pos, n_neg, np.random.default_rng(seed), name, name)
 
 
@@ -205,8 +255,9 @@ class RethinkingAV(VerificationProtocol):
     name = "rethinking_av"
     PROBE_SEEDS = (0, 1, 2)
 
-    def __init__(self, val_fraction: float = 0.15, test_fraction: float = 0.15,
-                 n_pairs: dict | None = None):
+    def __init__(
+        self, val_fraction: float = 0.15, test_fraction: float = 0.15, n_pairs: dict | None = None
+    ):
         self.val_fraction = val_fraction
         self.test_fraction = test_fraction
         self.n_pairs = n_pairs
@@ -238,26 +289,31 @@ class RethinkingAV(VerificationProtocol):
         split = setting.get("split")
         if isinstance(data, Corpus):
             known = known_authors(data)
-            texts, info = split_corpus(known, split, seed, self.val_fraction,
-                                       self.test_fraction)
+            texts, info = split_corpus(known, split, seed, self.val_fraction, self.test_fraction)
             info["unknown_author_texts_excluded"] = len(data) - len(known)
             asked = self._n_pairs()
-            parts = {p: _draw_pairs(texts[p], asked[p], seed + k,
-                                    f"{data.name}:{split}:{p}") if asked[p] else None
-                     for k, p in enumerate(PARTS)}
+            parts = {
+                p: _draw_pairs(texts[p], asked[p], seed + k, f"{data.name}:{split}:{p}")
+                if asked[p]
+                else None
+                for k, p in enumerate(PARTS)
+            }
             info["pairs_requested"] = asked
             info["pairs"] = {p: len(v) if v is not None else 0 for p, v in parts.items()}
         elif isinstance(data, PairSet):
-            parts, info = split_pairset(data, split, seed, self.val_fraction,
-                                        self.test_fraction)
+            parts, info = split_pairset(data, split, seed, self.val_fraction, self.test_fraction)
             for p in PARTS:
                 v = parts[p]
                 if p != "val" and (len(v) == 0 or v.labels.all() or not v.labels.any()):
-                    raise ProtocolError(f"{data.name!r}, split {split}: the {p} part has "
-                                        f"{len(v)} pairs, not both same- and different-author")
+                    raise ProtocolError(
+                        f"{data.name!r}, split {split}: the {p} part has "
+                        f"{len(v)} pairs, not both same- and different-author"
+                    )
         else:
-            raise ProtocolError(f"{self.name} needs a Corpus or a PairSet, "
-                                f"got {type(data).__name__}")
+            raise ProtocolError(
+                f"{self.name} needs a Corpus or a PairSet, got {type(data).__name__}"
+            )
         info.update(seed=seed, setting=dict(setting))
-        return Task(self.name, dict(setting), seed, parts["train"], parts["test"], info,
-                    val=parts["val"])
+        return Task(
+            self.name, dict(setting), seed, parts["train"], parts["test"], info, val=parts["val"]
+        )

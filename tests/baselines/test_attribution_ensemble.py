@@ -32,13 +32,24 @@ def _problems_corpus(seed: int) -> Corpus:
     rows = []
     for p in range(2):
         c = synthetic_corpus(n_authors=5, per_author=4, n_words=100, seed=seed + p)
-        rows += [{"text": t, "author": f"p{p}{a}", "problem": f"problem{p}",
-                  "candidate": f"p{p}{a}", "role": "known"}
-                 for t, a in zip(c.texts, c.frame["author"], strict=True)]
+        rows += [
+            {
+                "text": t,
+                "author": f"p{p}{a}",
+                "problem": f"problem{p}",
+                "candidate": f"p{p}{a}",
+                "role": "known",
+            }
+            for t, a in zip(c.texts, c.frame["author"], strict=True)
+        ]
     frame = pd.DataFrame(rows)
-    return Corpus.from_lists(frame["text"].tolist(), frame["author"].tolist(),
-                             problem=frame["problem"].tolist(),
-                             candidate=frame["candidate"].tolist(), role=frame["role"].tolist())
+    return Corpus.from_lists(
+        frame["text"].tolist(),
+        frame["author"].tolist(),
+        problem=frame["problem"].tolist(),
+        candidate=frame["candidate"].tolist(),
+        role=frame["role"].tolist(),
+    )
 
 
 def test_finds_the_author_and_scores_follow_the_lead(corpus):

@@ -31,8 +31,9 @@ class LengthRatio(Verifier):
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.lists(st.floats(0, 1), min_size=1, max_size=30),
-       st.floats(0.01, 0.97), st.floats(0.0, 0.5))
+@given(
+    st.lists(st.floats(0, 1), min_size=1, max_size=30), st.floats(0.01, 0.97), st.floats(0.0, 0.5)
+)
 def test_shift_scores_bands(scores, p1, width):
     p2 = min(p1 + width, 0.98)
     s = np.array(scores)
@@ -48,21 +49,29 @@ def test_shift_scores_bands(scores, p1, width):
 
 # scores with ties, values on the grid, and neighbours one ulp apart (which the shift can round
 # to one float, the case the fast search must hand to the plain one)
-_score = st.one_of(st.floats(0, 1), st.sampled_from([0.0, 0.25, 0.5, 0.51, 0.3, 1.0]),
-                   st.integers(0, 100).map(lambda k: k / 100))
+_score = st.one_of(
+    st.floats(0, 1),
+    st.sampled_from([0.0, 0.25, 0.5, 0.51, 0.3, 1.0]),
+    st.integers(0, 100).map(lambda k: k / 100),
+)
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.lists(st.tuples(_score, st.booleans(), st.booleans()), min_size=2, max_size=60)
-       .filter(lambda r: len({y for _, y, _ in r}) == 2),
-       st.sampled_from(sorted(OBJECTIVES)), st.sampled_from([0.02, 0.05, 0.1]))
+@given(
+    st.lists(st.tuples(_score, st.booleans(), st.booleans()), min_size=2, max_size=60).filter(
+        lambda r: len({y for _, y, _ in r}) == 2
+    ),
+    st.sampled_from(sorted(OBJECTIVES)),
+    st.sampled_from([0.02, 0.05, 0.1]),
+)
 def test_fast_grey_zone_search_equals_the_plain_one(rows, objective, step):
     s = np.array([np.nextafter(v, 1.0) if bump else v for v, _, bump in rows])
     s = np.clip(s, 0.0, 1.0)
     y = np.array([lab for _, lab, _ in rows])
     grid = np.arange(step, 1.0 - step, step)
-    assert _fit_grey_zone(s, y, objective, grid, 3) == \
-        _fit_grey_zone_reference(s, y, objective, grid, 3)
+    assert _fit_grey_zone(s, y, objective, grid, 3) == _fit_grey_zone_reference(
+        s, y, objective, grid, 3
+    )
 
 
 def test_shift_scores_rejects_bad_thresholds():

@@ -21,8 +21,10 @@ class FirstWordMatch(Verifier):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.sampled_from(["a", "bb", "c,", "d.", "é", "\n", "  "]), max_size=80),
-       st.integers(1, 12))
+@given(
+    st.lists(st.sampled_from(["a", "bb", "c,", "d.", "é", "\n", "  "]), max_size=80),
+    st.integers(1, 12),
+)
 def test_chunks_keep_every_token_in_order(parts, size):
     text = " ".join(parts)
     chunks = token_chunks(text, size)

@@ -28,8 +28,9 @@ def test_pan20_format_round_trip(tmp_path):
 @pytest.mark.parametrize("method", ["naive", "ppm", "ensemble", "cosine-norm"])
 def test_cli_writes_answers(pan_dirs, method, capsys):
     train, test, out = pan_dirs
-    assert main([method, "-i", str(test), "-o", str(out), "--train", str(train),
-                 "--seed", "3"]) == 0
+    assert (
+        main([method, "-i", str(test), "-o", str(out), "--train", str(train), "--seed", "3"]) == 0
+    )
     lines = [json.loads(x) for x in (out / "answers.jsonl").read_text().splitlines()]
     ids = [json.loads(x)["id"] for x in (test / "pairs.jsonl").read_text().splitlines()]
     assert [r["id"] for r in lines] == ids

@@ -21,6 +21,7 @@ def test_a_text_is_closer_to_itself_than_to_another(measure):
 
 def test_threads_give_the_same_numbers(monkeypatch):
     import baselines.compression as compression
+
     a, b = [A, B, A + B, B + A], [B, A, A, B + B]
     for m in ("ncd", "xent", "ppm"):
         monkeypatch.setattr(compression, "_MEMO", {})  # measure again, not from the memo
@@ -63,6 +64,7 @@ def test_repeated_pairs_are_measured_once_with_the_same_numbers(measure, monkeyp
     import zstandard
 
     import baselines.compression as compression
+
     a = ["the cat sat on the mat. " * 5, "a dog barked all night long. " * 4, "plain words " * 9]
     b = ["a bird sang in the tree. " * 5, "the cat sat on the mat. " * 5, "plain words " * 8]
     monkeypatch.setattr(compression, "_MEMO", {})
@@ -71,12 +73,18 @@ def test_repeated_pairs_are_measured_once_with_the_same_numbers(measure, monkeyp
     if measure == "cdm":  # the definition, from zstd sizes of each text and concatenation
         cctx = zstandard.ZstdCompressor(level=9, write_checksum=False, write_content_size=False)
         size = lambda t: len(cctx.compress(t.encode()))  # noqa: E731
-        np.testing.assert_allclose(fresh[0], [size(a[0] + b[0]) / (size(a[0]) + size(b[0])),
-                                              size(b[0] + a[0]) / (size(a[0]) + size(b[0]))])
+        np.testing.assert_allclose(
+            fresh[0],
+            [
+                size(a[0] + b[0]) / (size(a[0]) + size(b[0])),
+                size(b[0] + a[0]) / (size(a[0]) + size(b[0])),
+            ],
+        )
     seen = []
     real = compression._measures
-    monkeypatch.setattr(compression, "_measures",
-                        lambda pairs, *args: seen.extend(pairs) or real(pairs, *args))
+    monkeypatch.setattr(
+        compression, "_measures", lambda pairs, *args: seen.extend(pairs) or real(pairs, *args)
+    )
     again = compression_measures([a[2], a[0], a[2], b[1]], [b[2], b[0], b[2], a[1]], measure)
     np.testing.assert_array_equal(again[:3], fresh[[2, 0, 2]])
     assert seen == [(b[1], a[1])]  # only the pair not measured before, once

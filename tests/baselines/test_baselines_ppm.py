@@ -10,8 +10,9 @@ from hypothesis import strategies as st
 from baselines._ppm import ppm_cross_entropies, ppm_cross_entropy_reference
 
 # small alphabets make long shared contexts (the interesting back-off paths) likely
-texts = st.text(alphabet=st.sampled_from(list("ab c\n") + ["é", "😀", "\x00"]), min_size=1,
-                max_size=60)
+texts = st.text(
+    alphabet=st.sampled_from(list("ab c\n") + ["é", "😀", "\x00"]), min_size=1, max_size=60
+)
 
 
 @settings(max_examples=60, deadline=None)

@@ -11,28 +11,39 @@ from baselines import registry
 from baselines.registry import Construct, MethodSpec
 
 #: modules a listing must not import: the methods' own code and the heavy libraries behind it
-HEAVY = ["baselines.compression", "baselines.embedding", "baselines.llm", "baselines.rag",
-         "baselines.calibration", "baselines.impostors", "torch", "llama_cpp",
-         "sentence_transformers", "zstandard"]
+HEAVY = [
+    "baselines.compression",
+    "baselines.embedding",
+    "baselines.llm",
+    "baselines.rag",
+    "baselines.calibration",
+    "baselines.impostors",
+    "torch",
+    "llama_cpp",
+    "sentence_transformers",
+    "zstandard",
+]
 
 
 def test_importing_and_listing_the_registry_imports_no_method_module():
-    code = ("import json, sys\n"
-            "import baselines.__main__ as cli\n"
-            "from baselines import registry\n"
-            "listing = cli._method_list()\n"
-            "rows = [(n, s.kind, s.extras, s.description) for n, s in registry.METHODS.items()]\n"
-            "assert all(n in listing for n in registry.methods()) and rows\n"
-            "print(json.dumps(sorted(m for m in sys.modules)))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
+    code = (
+        "import json, sys\n"
+        "import baselines.__main__ as cli\n"
+        "from baselines import registry\n"
+        "listing = cli._method_list()\n"
+        "rows = [(n, s.kind, s.extras, s.description) for n, s in registry.METHODS.items()]\n"
+        "assert all(n in listing for n in registry.methods()) and rows\n"
+        "print(json.dumps(sorted(m for m in sys.modules)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = set(json.loads(out.stdout))
     assert not [m for m in HEAVY if m in loaded]
     # the check itself works: making a method does import its module
-    code = ("import json, sys\nfrom baselines import registry\nregistry.make('ppm-cal')\n"
-            "print(json.dumps(sorted(sys.modules)))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
+    code = (
+        "import json, sys\nfrom baselines import registry\nregistry.make('ppm-cal')\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert {"baselines.compression", "baselines.calibration"} <= set(json.loads(out.stdout))
 
 

@@ -16,14 +16,17 @@ A = np.array([[1.0, -1.0, 2.0]])
 B = np.array([[0.0, 1.0, 2.0]])
 
 
-@pytest.mark.parametrize("kind, expected", [
-    ("burrows", (1 + 2 + 0) / 3),
-    ("argamon", np.sqrt(1 + 4 + 0)),
-    # weights (3 - i) / 3 for i = 0, 1, 2: 1, 2/3, 1/3, and the mean over the 3 words
-    ("eder", (1 * 1 + 2 * 2 / 3 + 0 * 1 / 3) / 3),
-    # a.b = 0 - 1 + 4 = 3; |a| = sqrt(6), |b| = sqrt(5)
-    ("cosine", 1 - 3 / np.sqrt(30)),
-])
+@pytest.mark.parametrize(
+    "kind, expected",
+    [
+        ("burrows", (1 + 2 + 0) / 3),
+        ("argamon", np.sqrt(1 + 4 + 0)),
+        # weights (3 - i) / 3 for i = 0, 1, 2: 1, 2/3, 1/3, and the mean over the 3 words
+        ("eder", (1 * 1 + 2 * 2 / 3 + 0 * 1 / 3) / 3),
+        # a.b = 0 - 1 + 4 = 3; |a| = sqrt(6), |b| = sqrt(5)
+        ("cosine", 1 - 3 / np.sqrt(30)),
+    ],
+)
 def test_deltas_on_a_hand_computed_example(kind, expected):
     assert pairwise_delta(A, B, kind)[0, 0] == pytest.approx(expected, rel=1e-12)
     assert paired_delta(A, B, kind)[0] == pytest.approx(expected, rel=1e-12)
@@ -34,8 +37,11 @@ def test_deltas_on_a_hand_computed_example(kind, expected):
 
 
 @settings(max_examples=40, deadline=None)
-@given(arrays(np.float64, (4, 5), elements=st.floats(-5, 5)),
-       arrays(np.float64, (4, 5), elements=st.floats(-5, 5)), st.sampled_from(list(DELTAS)))
+@given(
+    arrays(np.float64, (4, 5), elements=st.floats(-5, 5)),
+    arrays(np.float64, (4, 5), elements=st.floats(-5, 5)),
+    st.sampled_from(list(DELTAS)),
+)
 def test_paired_is_the_diagonal_of_pairwise(z1, z2, kind):
     full = pairwise_delta(z1, z2, kind)
     np.testing.assert_allclose(paired_delta(z1, z2, kind), np.diag(full), atol=1e-9)
@@ -102,8 +108,7 @@ def test_verifier_separates_synthetic_pairs_and_follows_the_contract():
     ver = DeltaVerifier(n_features=100).fit(corpus)
     scores = ver.score_pairs(test.texts_a(), test.texts_b())
     assert auc(test.labels, scores) > 0.9
-    again = DeltaVerifier(n_features=100).fit(corpus).score_pairs(test.texts_a(),
-                                                                   test.texts_b())
+    again = DeltaVerifier(n_features=100).fit(corpus).score_pairs(test.texts_a(), test.texts_b())
     np.testing.assert_array_equal(scores, again)
     with pytest.warns(UserWarning, match="empty"):
         out = ver.score_pairs(["", test.texts_a()[0]], [test.texts_b()[0], ""])

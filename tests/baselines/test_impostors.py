@@ -45,8 +45,14 @@ def gi_inputs(draw):
     cand = np.stack([rng.choice(n_rows, size=k, replace=False) for _ in range(n_prob)])
     picks = np.stack([rng.choice(k, size=m, replace=False) for _ in range(n_iter)])
     csr = (rows.indptr.astype(np.int64), rows.indices.astype(np.int64), rows.data, n_features)
-    return csr, q_rows.astype(np.int64), t_rows.astype(np.int64), cand.astype(np.int64), \
-        mask_t, picks.astype(np.int64)
+    return (
+        csr,
+        q_rows.astype(np.int64),
+        t_rows.astype(np.int64),
+        cand.astype(np.int64),
+        mask_t,
+        picks.astype(np.int64),
+    )
 
 
 @settings(max_examples=30, deadline=None)
@@ -58,21 +64,33 @@ def test_kernels_agree_with_references_exactly(inputs):
     mask = mask_t.T.astype(np.float32)
     np.testing.assert_array_equal(
         _impostor_wins(*csr, q_rows, t_rows, cand, mask, picks, sums),
-        _impostor_wins_reference(*csr, q_rows, t_rows, cand, mask, picks, sums))
+        _impostor_wins_reference(*csr, q_rows, t_rows, cand, mask, picks, sums),
+    )
     margins = _impostor_margins(*csr, q_rows, t_rows, cand, mask, picks, sums)
     np.testing.assert_array_equal(
-        margins, _impostor_margins_reference(*csr, q_rows, t_rows, cand, mask, picks, sums))
+        margins, _impostor_margins_reference(*csr, q_rows, t_rows, cand, mask, picks, sums)
+    )
     assert np.all(np.abs(margins) <= picks.shape[0])
 
 
 def test_target_identical_to_query_always_wins():
-    rows = sp.csr_matrix(np.array([[1.0, 1.0, 0.0, 0.0], [1.0, 1.0, 0.0, 0.0],
-                                   [0.0, 1.0, 1.0, 0.0], [0.0, 0.0, 1.0, 1.0]]))
+    rows = sp.csr_matrix(
+        np.array(
+            [[1.0, 1.0, 0.0, 0.0], [1.0, 1.0, 0.0, 0.0], [0.0, 1.0, 1.0, 0.0], [0.0, 0.0, 1.0, 1.0]]
+        )
+    )
     csr = (rows.indptr.astype(np.int64), rows.indices.astype(np.int64), rows.data, 4)
     mask_t = np.ones((4, 3))
     sums = _masked_sums(csr[0], csr[1], csr[2], mask_t)
-    wins = _impostor_wins(*csr, np.array([0]), np.array([1]), np.array([[2, 3]]),
-                          mask_t.T.astype(np.float32), np.array([[0, 1]] * 3), sums)
+    wins = _impostor_wins(
+        *csr,
+        np.array([0]),
+        np.array([1]),
+        np.array([[2, 3]]),
+        mask_t.T.astype(np.float32),
+        np.array([[0, 1]] * 3),
+        sums,
+    )
     assert wins.tolist() == [3]
 
 
@@ -145,6 +163,7 @@ def test_bad_parameters_raise(data):
 @pytest.mark.real_data
 def test_real_slice_pan15():
     from conftest import load_or_skip
+
     train = load_or_skip("pan15_av_en", split="train")
     test = load_or_skip("pan15_av_en", split="test")
     # every fifth official test problem; a pool of half the train split alone was too small
@@ -165,8 +184,10 @@ def test_rank_orders_candidates_that_the_win_rate_ties(data):
     same, rival = corpus.texts[groups["author0"][1]], corpus.texts[groups["author1"][0]]
     near_copies = [t + " " + t.split()[0] for t in (query, same, rival)]
     others = sorted(groups)[2:]
-    pool = Corpus.from_lists(near_copies + [corpus.texts[groups[a][2]] for a in others],
-                             ["author0", "author0", "author1"] + others)
+    pool = Corpus.from_lists(
+        near_copies + [corpus.texts[groups[a][2]] for a in others],
+        ["author0", "author0", "author1"] + others,
+    )
     gi = small_gi(shift=False, transductive=False, n_candidates=4, n_impostors=4).fit(pool)
     assert gi.score_pairs([query, query], [same, rival]).tolist() == [0.0, 0.0]
     ranked = gi.rank(query, [rival, same])

@@ -24,14 +24,23 @@ N_SYM = 9  # ids 2..7 appear in training, 8 only in test sentences (never seen)
 
 
 def sentences(max_id, min_size=1, max_size=8):
-    return st.lists(st.lists(st.integers(2, max_id), min_size=1, max_size=10)
-                    .map(lambda s: np.array(s, dtype=np.int64)),
-                    min_size=min_size, max_size=max_size)
+    return st.lists(
+        st.lists(st.integers(2, max_id), min_size=1, max_size=10).map(
+            lambda s: np.array(s, dtype=np.int64)
+        ),
+        min_size=min_size,
+        max_size=max_size,
+    )
 
 
 @settings(max_examples=60, deadline=None)
-@given(train=sentences(7), test=sentences(N_SYM - 1), order=st.integers(2, 6),
-       discount=st.sampled_from([0.1, 0.5, 0.75]), eps=st.sampled_from([0.0, 0.01]))
+@given(
+    train=sentences(7),
+    test=sentences(N_SYM - 1),
+    order=st.integers(2, 6),
+    discount=st.sampled_from([0.1, 0.5, 0.75]),
+    eps=st.sampled_from([0.0, 0.01]),
+)
 def test_kneser_ney_agrees_with_nltk(train, test, order, discount, eps):
     fast = kneser_ney_logprobs(train, test, order, N_SYM, discount, eps)
     slow = kneser_ney_logprobs_reference(train, test, order, N_SYM, discount, eps)
@@ -48,21 +57,36 @@ def test_kneser_ney_refuses_order_one():
 
 
 @settings(max_examples=30, deadline=None)
-@given(pool=sentences(7, min_size=2, max_size=12), queries=sentences(N_SYM - 1, max_size=4),
-       order=st.integers(2, 5), n_refs=st.integers(1, 3), seed=st.integers(0, 2**16),
-       data=st.data())
-def test_reference_totals_equal_models_fitted_per_query(pool, queries, order, n_refs, seed,
-                                                        data):
+@given(
+    pool=sentences(7, min_size=2, max_size=12),
+    queries=sentences(N_SYM - 1, max_size=4),
+    order=st.integers(2, 5),
+    n_refs=st.integers(1, 3),
+    seed=st.integers(0, 2**16),
+    data=st.data(),
+)
+def test_reference_totals_equal_models_fitted_per_query(pool, queries, order, n_refs, seed, data):
     """Growing one model per reference across queries = fitting each query's prefix anew."""
     rng = np.random.default_rng(seed)
     orders = np.stack([rng.permutation(len(pool)) for _ in range(n_refs)])
-    sizes = np.array(data.draw(st.lists(st.integers(0, 40), min_size=len(queries),
-                                        max_size=len(queries))))
+    sizes = np.array(
+        data.draw(st.lists(st.integers(0, 40), min_size=len(queries), max_size=len(queries)))
+    )
     pool_tok, pool_starts = sentence_store(pool)
     tok, starts = sentence_store(queries)
-    got = reference_model_totals(pool_tok, pool_starts, orders, sizes, tok, starts,
-                                 [(q, q + 1) for q in range(len(queries))], order, N_SYM,
-                                 0.75, 0.01)
+    got = reference_model_totals(
+        pool_tok,
+        pool_starts,
+        orders,
+        sizes,
+        tok,
+        starts,
+        [(q, q + 1) for q in range(len(queries))],
+        order,
+        N_SYM,
+        0.75,
+        0.01,
+    )
     for q, size in enumerate(sizes):
         for r in range(n_refs):
             n, have = 0, 0
@@ -78,8 +102,16 @@ def test_known_totals_sum_sentences_of_each_query():
     rng = np.random.default_rng(0)
     sents = [rng.integers(2, 8, size=rng.integers(1, 9)) for _ in range(12)]
     tok, starts = sentence_store(sents)
-    got = known_model_totals(tok, starts, [np.arange(0, 5), np.array([5, 7])],
-                             [[(8, 10), (10, 12)], [(8, 12)]], 3, N_SYM, 0.75, 0.01)
+    got = known_model_totals(
+        tok,
+        starts,
+        [np.arange(0, 5), np.array([5, 7])],
+        [[(8, 10), (10, 12)], [(8, 12)]],
+        3,
+        N_SYM,
+        0.75,
+        0.01,
+    )
     first = kneser_ney_logprobs(sents[:5], sents[8:], 3, N_SYM, 0.75, 0.01)
     second = kneser_ney_logprobs([sents[5], sents[7]], sents[8:], 3, N_SYM, 0.75, 0.01)
     np.testing.assert_allclose(got[0], [first[:2].sum(), first[2:].sum()], atol=1e-9)
@@ -115,8 +147,7 @@ def test_separates_same_from_different_authors(fitted):
 
 def test_fits_on_a_corpus_with_author_folds():
     corpus = synthetic_corpus(n_authors=12, per_author=4, seed=0)
-    train = corpus.subset(np.flatnonzero(np.isin(corpus.authors, [f"author{a}" for a in
-                                                                  range(8)])))
+    train = corpus.subset(np.flatnonzero(np.isin(corpus.authors, [f"author{a}" for a in range(8)])))
     est = LambdaG(**SMALL, n_pairs=40).fit(train)
     held_out = corpus.subset(np.flatnonzero(~np.isin(corpus.authors, train.authors)))
     test = training_pairs(held_out, n_pairs=30, seed=1)
@@ -149,8 +180,9 @@ def test_deterministic_by_seed():
     assert not np.array_equal(a, c)
 
 
-@pytest.mark.parametrize("bad", [dict(order=1), dict(discount=1.0), dict(n_references=0),
-                                 dict(eps=0.0), dict(n_folds=1)])
+@pytest.mark.parametrize(
+    "bad", [dict(order=1), dict(discount=1.0), dict(n_references=0), dict(eps=0.0), dict(n_folds=1)]
+)
 def test_rejects_bad_parameters(bad):
     with pytest.raises(ValueError):
         LambdaG(**bad).fit(TRAIN)

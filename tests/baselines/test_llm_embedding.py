@@ -9,15 +9,18 @@ from sklearn.base import clone
 # skipped without the extra, a failure under CI (conftest.py)
 pytestmark = pytest.mark.extra("embed")
 
-TEXTS = ["The cat sat quietly on the warm mat by the fire.",
-         "A kitten was resting on a rug near the fireplace.",
-         "Quarterly revenue fell as interest rates rose sharply.",
-         "We prove a regret bound for online convex optimisation."]
+TEXTS = [
+    "The cat sat quietly on the warm mat by the fire.",
+    "A kitten was resting on a rug near the fireplace.",
+    "Quarterly revenue fell as interest rates rose sharply.",
+    "We prove a regret bound for online convex optimisation.",
+]
 
 
 @pytest.fixture(scope="module")
 def model():
     from baselines.embedding import EmbeddingSearch
+
     return EmbeddingSearch(batch_size=2).fit()
 
 

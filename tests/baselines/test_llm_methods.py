@@ -64,10 +64,18 @@ def test_parsers_never_raise(text):
         assert (p.value is not None) == p.ok
 
 
-@pytest.mark.parametrize("text,expected", [
-    ('{"same": true}', True), ('```json\n{"same": false}\n```', False),
-    ('Sure! {"analysis": "x", "same": "yes"} done', True), ("No, they differ.", False),
-    ('{"same": tru', None), ('{"same": 3}', "invalid"), ("Maybe.", None)])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ('{"same": true}', True),
+        ('```json\n{"same": false}\n```', False),
+        ('Sure! {"analysis": "x", "same": "yes"} done', True),
+        ("No, they differ.", False),
+        ('{"same": tru', None),
+        ('{"same": 3}', "invalid"),
+        ("Maybe.", None),
+    ],
+)
 def test_parse_verdict(text, expected):
     got = parse_verdict(text)
     if expected is None:
@@ -78,9 +86,18 @@ def test_parse_verdict(text, expected):
         assert got.ok and got.value is expected
 
 
-@pytest.mark.parametrize("text,expected", [
-    ('{"answer": 2}', 1), ('{"answer": "Candidate 1"}', 0), ('{"answer": 3}', "invalid"),
-    ('{"answer": true}', "invalid"), ('"answer": 1,', 0), ("2", 1), ("none", None)])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ('{"answer": 2}', 1),
+        ('{"answer": "Candidate 1"}', 0),
+        ('{"answer": 3}', "invalid"),
+        ('{"answer": true}', "invalid"),
+        ('"answer": 1,', 0),
+        ("2", 1),
+        ("none", None),
+    ],
+)
 def test_parse_choice(text, expected):
     got = parse_choice(text, 2)
     if expected is None:
@@ -124,8 +141,9 @@ def _oracle(messages):
 
 def test_prompted_llm_answers_all_three_tasks():
     m = PromptedLLM(backend=ScriptedBackend(_oracle), prompt="topic_ignored").fit()
-    np.testing.assert_array_equal(m.score_pairs(["alpha a", "alpha b"], ["alpha c", "d"]),
-                                  [1.0, 0.0])
+    np.testing.assert_array_equal(
+        m.score_pairs(["alpha a", "alpha b"], ["alpha c", "d"]), [1.0, 0.0]
+    )
     assert m.choose("alpha q", "x", "alpha y") == 1
     s = m.rank("alpha q", ["x", "y", "alpha z", "w"])
     assert np.argmax(s) == 2
@@ -164,8 +182,9 @@ def _first_slot(messages):
     user = messages[-1]["content"]
     n = len(re.findall(r"Candidate \d+:", user))
     if "Decide whether" in user:
-        return json.dumps({"same": user.index("Text 1") < user.index("alpha")
-                           < user.index("Text 2")})
+        return json.dumps(
+            {"same": user.index("Text 1") < user.index("alpha") < user.index("Text 2")}
+        )
     if "Exactly one" in user:
         return json.dumps({"answer": 1})
     return json.dumps({"ranking": list(range(1, n + 1))})
@@ -190,23 +209,30 @@ def test_both_orders_keeps_consistent_answers():
     np.testing.assert_array_equal(m.rank("alpha q", ["x", "alpha y"]), [0.75, 1.0])
     s = m.rank("alpha q", ["x", "y", "alpha z", "w"])
     assert np.argmax(s) == 2
-    np.testing.assert_array_equal(m.score_pairs(["alpha a", "alpha b"], ["alpha c", "d"]),
-                                  [1.0, 0.0])
+    np.testing.assert_array_equal(
+        m.score_pairs(["alpha a", "alpha b"], ["alpha c", "d"]), [1.0, 0.0]
+    )
     # one order abstains: the other order's answer still decides, at half the margin
-    half = PromptedLLM(backend=ScriptedBackend(
-        lambda msgs: _oracle(msgs) if '1:\n"""\nx' in msgs[-1]["content"] else "??"),
-        both_orders=True).fit()
+    half = PromptedLLM(
+        backend=ScriptedBackend(
+            lambda msgs: _oracle(msgs) if '1:\n"""\nx' in msgs[-1]["content"] else "??"
+        ),
+        both_orders=True,
+    ).fit()
     np.testing.assert_array_equal(half.rank("alpha q", ["x", "alpha y"]), [0.625, 0.75])
 
 
-@pytest.mark.parametrize("name", ["embedding", "llm-prompt", "llm-prompt-both-orders",
-                                  "llm-likelihood", "rag-embedding-llm"])
+@pytest.mark.parametrize(
+    "name",
+    ["embedding", "llm-prompt", "llm-prompt-both-orders", "llm-likelihood", "rag-embedding-llm"],
+)
 def test_registered_model_methods_build_cheaply_and_pickle(name):
     """run_all's cells make these with no arguments, clone and pickle them into workers; no
     model may load before fit."""
     import pickle
 
     from baselines import registry
+
     m = registry.make(name, seed=7)
     assert registry.kind(name) in ("embedding", "llm")
     back = pickle.loads(pickle.dumps(m))
@@ -242,8 +268,9 @@ def test_rag_reranks_kept_candidates_and_appends_the_rest():
 
 
 def test_rag_with_abstaining_llm_keeps_first_stage_order():
-    rag = RAGRanker(_Lengths(), PromptedLLM(backend=ScriptedBackend(lambda m: "no idea")),
-                    keep=2).fit()
+    rag = RAGRanker(
+        _Lengths(), PromptedLLM(backend=ScriptedBackend(lambda m: "no idea")), keep=2
+    ).fit()
     np.testing.assert_array_equal(rag.order("q", ["a", "bbb", "cc"]), [1, 2, 0])
     with pytest.raises(ValueError, match="keep"):
         RAGRanker(_Lengths(), RandomGuess(), keep=0).fit()
@@ -265,28 +292,30 @@ class _OverlapLM:
         self.seen.append(max_text_tokens)
         a = set(first.split())
         return 3.0 + 0.01 * len(first.split()), np.array(
-            [3.0 - len(a & set(s.split())) / max(len(s.split()), 1) for s in seconds])
+            [3.0 - len(a & set(s.split())) / max(len(s.split()), 1) for s in seconds]
+        )
 
 
 def test_likelihood_verifier_uses_both_directions_and_learns():
     from baselines.llm import LikelihoodVerifier
     from stylo.corpus import Corpus
+
     rng = np.random.default_rng(0)
     vocab = [f"w{i}" for i in range(60)]
     texts, authors = [], []
     for a in range(6):  # each author draws from their own 10-word slice
-        words = vocab[10 * a:10 * a + 10]
+        words = vocab[10 * a : 10 * a + 10]
         for _ in range(4):
             texts.append(" ".join(rng.choice(words, size=12)))
             authors.append(f"a{a}")
     lm = _OverlapLM()
     m = LikelihoodVerifier(backend=lm, max_text_tokens=32, n_train_pairs=40).fit(
-        Corpus.from_lists(texts, authors))
+        Corpus.from_lists(texts, authors)
+    )
     assert set(lm.seen) == {32}
     d = m.drops([texts[0], texts[0]], [texts[1], texts[20]])
     assert d.shape == (2, 2) and d[0].min() > d[1].max()
     s = m.score_pairs([texts[0], texts[0]], [texts[1], texts[20]])
     assert s[0] > 0.5 > s[1]
     with pytest.raises(TypeError, match="likelihood"):
-        LikelihoodVerifier(backend=ScriptedBackend(_oracle)).fit(Corpus.from_lists(texts,
-                                                                                    authors))
+        LikelihoodVerifier(backend=ScriptedBackend(_oracle)).fit(Corpus.from_lists(texts, authors))

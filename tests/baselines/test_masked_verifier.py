@@ -71,8 +71,9 @@ def test_each_distinct_text_is_masked_once_per_fitted_masker():
     b = ["a zebra", "the cat", "a zebra"]
     first = MaskedVerifier(_Recorder(), _CountingMasker(k=3)).fit(train)
     scores = first.score_pairs(a, b)
-    assert first.verifier_.seen_ == list(first.masker_.transform(a)) + \
-        list(first.masker_.transform(b))
+    assert first.verifier_.seen_ == list(first.masker_.transform(a)) + list(
+        first.masker_.transform(b)
+    )
     assert scores.tolist() == [0.0, 0.0, 0.0]
     _CountingMasker.masked.clear()
     # a second method behind an equal masker fitted on the same texts reuses every masked text

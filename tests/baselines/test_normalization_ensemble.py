@@ -21,8 +21,9 @@ def corpus():
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.lists(st.floats(0, 1), min_size=4, max_size=4), min_size=1, max_size=5),
-       st.data())
+@given(
+    st.lists(st.lists(st.floats(0, 1), min_size=4, max_size=4), min_size=1, max_size=5), st.data()
+)
 def test_side_stats_match_the_plain_mean_and_std(rows, data):
     scores = np.array(rows)
     keep = np.array([data.draw(st.lists(st.booleans(), min_size=4, max_size=4)) for _ in rows])
@@ -59,17 +60,18 @@ def test_snorm_kernel_agrees_with_the_reference(corpus):
 
 def test_background_pool_is_drawn_from_training_texts_only(corpus):
     train, test = corpus.subset(np.arange(40)), corpus.subset(np.arange(40, 60))
-    est = BackgroundNormalized(CharNgramCosine(max_features=2000), n_background=25,
-                               random_state=1).fit(train)
+    est = BackgroundNormalized(
+        CharNgramCosine(max_features=2000), n_background=25, random_state=1
+    ).fit(train)
     assert len(est.background_) == 25 and set(est.background_) <= set(train.texts)
     assert not set(est.background_) & set(test.texts)
-    again = BackgroundNormalized(CharNgramCosine(max_features=2000), n_background=25,
-                                 random_state=1).fit(train)
+    again = BackgroundNormalized(
+        CharNgramCosine(max_features=2000), n_background=25, random_state=1
+    ).fit(train)
     assert again.background_ == est.background_
     pairs = synthetic_pairs(20)
     from_pairs = BackgroundNormalized(CharNgramCosine(max_features=2000)).fit(pairs)
-    assert set(from_pairs.background_) <= set(pairs.unknown) | {t for k in pairs.known
-                                                                for t in k}
+    assert set(from_pairs.background_) <= set(pairs.unknown) | {t for k in pairs.known for t in k}
 
 
 def test_normalised_verifier_separates_authors_and_ranks_like_it_scores(corpus):

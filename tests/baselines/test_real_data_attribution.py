@@ -17,38 +17,50 @@ from stylo.protocols import PROTOCOLS
 
 pytestmark = pytest.mark.real_data
 
-SLICES = {"pan18_cdaa": ("test", ["problem00004", "problem00008", "problem00012"]),
-          "pan19_cdaa": ("train", ["problem00010", "problem00014"])}
+SLICES = {
+    "pan18_cdaa": ("test", ["problem00004", "problem00008", "problem00012"]),
+    "pan19_cdaa": ("train", ["problem00010", "problem00014"]),
+}
 # Measured 2026-12-01 at commit 306e97f with exactly this computation (seed 0), twice, equal
 # to the bit: the per-problem LinearSVC (fixed random_state) and its 5-fold calibration
 # (unshuffled folds) are deterministic.
 REFERENCE = {
-    ("svm-attribution", "pan18_cdaa"): {"macro_f1": 0.6237878246690977,
-                                        "accuracy": 0.7232456140350877},
-    ("svm-attribution", "pan19_cdaa"): {"macro_f1": 0.579059829059829,
-                                        "accuracy": 0.7225400457665905,
-                                        "macro_f1_no_reject": 0.5477674615832511,
-                                        "accuracy_no_reject": 0.44279176201372994},
+    ("svm-attribution", "pan18_cdaa"): {
+        "macro_f1": 0.6237878246690977,
+        "accuracy": 0.7232456140350877,
+    },
+    ("svm-attribution", "pan19_cdaa"): {
+        "macro_f1": 0.579059829059829,
+        "accuracy": 0.7225400457665905,
+        "macro_f1_no_reject": 0.5477674615832511,
+        "accuracy_no_reject": 0.44279176201372994,
+    },
     # measured at the commit that added it, twice, equal to the bit: LinearSVCs with a fixed
     # random_state, the open-set margin fitted on simulated problems drawn with the seed
-    ("ensemble-attribution", "pan18_cdaa"): {"macro_f1": 0.6462917978707453,
-                                             "accuracy": 0.8065789473684211},
-    ("ensemble-attribution", "pan19_cdaa"): {"macro_f1": 0.6334215167548501,
-                                             "accuracy": 0.6767734553775744,
-                                             "macro_f1_no_reject": 0.5335779473937368,
-                                             "accuracy_no_reject": 0.4559496567505721},
+    ("ensemble-attribution", "pan18_cdaa"): {
+        "macro_f1": 0.6462917978707453,
+        "accuracy": 0.8065789473684211,
+    },
+    ("ensemble-attribution", "pan19_cdaa"): {
+        "macro_f1": 0.6334215167548501,
+        "accuracy": 0.6767734553775744,
+        "macro_f1_no_reject": 0.5335779473937368,
+        "accuracy_no_reject": 0.4559496567505721,
+    },
 }
 TOL = 1e-9
 
 
-@pytest.mark.parametrize(("name", "corpus"), sorted(REFERENCE),
-                         ids=[f"{m}-{c}" for m, c in sorted(REFERENCE)])
+@pytest.mark.parametrize(
+    ("name", "corpus"), sorted(REFERENCE), ids=[f"{m}-{c}" for m, c in sorted(REFERENCE)]
+)
 def test_attribution_on_pan_problems(name, corpus):
     split, problems = SLICES[corpus]
     data = load_or_skip(corpus)
     protocol = PROTOCOLS["cdaa_attribution"]
-    task = protocol.sample(data.subset(data.frame["problem"].isin(problems).to_numpy()),
-                           {"split": split}, seed=0)
+    task = protocol.sample(
+        data.subset(data.frame["problem"].isin(problems).to_numpy()), {"split": split}, seed=0
+    )
     assert task.info["problems"] == len(problems)
     table = protocol.evaluate(make(name, seed=0), task)
     got = table[table["group"] == "all"].set_index("metric")["value"].to_dict()

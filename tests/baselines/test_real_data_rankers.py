@@ -26,10 +26,15 @@ pytestmark = pytest.mark.real_data
 # Measured 2026-12-01 at commit 306e97f with exactly this computation, in two separate
 # processes, equal to the bit: accuracy, then the [a, b] scores of each triplet.
 REFERENCE = {
-    "embedding": (0.5, [[0.08721314139075173, 0.2120565997839658],
-                        [0.13674909872707325, 0.3666225761531484],
-                        [-0.012246867668364466, 0.11683736775246735],
-                        [0.31336529303249017, 0.16821737147903815]]),
+    "embedding": (
+        0.5,
+        [
+            [0.08721314139075173, 0.2120565997839658],
+            [0.13674909872707325, 0.3666225761531484],
+            [-0.012246867668364466, 0.11683736775246735],
+            [0.31336529303249017, 0.16821737147903815],
+        ],
+    ),
     # Gemma 3 270M names candidate 1 every time (as on IMDb62, see the README), so the
     # both-orders variant ties everywhere; rag's reranker asks llm-prompt's question with the
     # candidates in the embedding's order (same calls, see CALLS), so its scores follow that
@@ -38,21 +43,28 @@ REFERENCE = {
     "rag-embedding-llm": (0.5, [[0.5, 1.0], [0.5, 1.0], [0.5, 1.0], [1.0, 0.5]]),
     # measured again after the likelihood backend began to share each text's prefix among
     # the texts read after it (fafe2dd): same accuracy, scores moved by at most 0.003
-    "llm-likelihood": (0.75, [[0.4146901157401254, 0.46116857866204025],
-                              [0.4621154226242678, 0.4823816805006202],
-                              [0.4190104839776027, 0.46226055631151464],
-                              [0.4317116253937133, 0.45724687676029907]]),
+    "llm-likelihood": (
+        0.75,
+        [
+            [0.4146901157401254, 0.46116857866204025],
+            [0.4621154226242678, 0.4823816805006202],
+            [0.4190104839776027, 0.46226055631151464],
+            [0.4317116253937133, 0.45724687676029907],
+        ],
+    ),
 }
 # The model calls each test makes (same measurement): calls, prompt tokens, completion tokens,
 # and the prompted methods' distinct answers. The prompt-token total pins the prompt and the
 # tokeniser, the answers what the model said; likelihood records one call a (first, second)
 # pair, and the tokens the model read: each first text (32 tokens, BOS and blank line) once,
 # then 32 tokens for each text read after it.
-CALLS = {"llm-prompt": (4, 1439, 24, {'{"answer": 1}'}),
-         "llm-prompt-both-orders": (8, 2878, 48, {'{"answer": 1}'}),
-         # AIDBench's RAG asks with the topic-ignored prompt: 12 tokens more for 4 questions
-         "rag-embedding-llm": (4, 1451, 24, {'{"answer": 1}'}),
-         "llm-likelihood": (24, 1400, 0, None)}
+CALLS = {
+    "llm-prompt": (4, 1439, 24, {'{"answer": 1}'}),
+    "llm-prompt-both-orders": (8, 2878, 48, {'{"answer": 1}'}),
+    # AIDBench's RAG asks with the topic-ignored prompt: 12 tokens more for 4 questions
+    "rag-embedding-llm": (4, 1451, 24, {'{"answer": 1}'}),
+    "llm-likelihood": (24, 1400, 0, None),
+}
 # The prompted methods' scores come from parsed answers of greedy decoding: exact. The
 # embedding cosines and the likelihood drops are float32 model outputs; they reproduced to the
 # bit here, and 1e-6 only absorbs a different reduction order (thread count, BLAS build) while
@@ -67,7 +79,8 @@ LIKELIHOOD_SLICE = {"max_text_tokens": 32, "n_train_pairs": 4}
 @pytest.fixture(scope="module")
 def triplets():
     task = OneToTwo(n_triplets=4, max_train_texts=200).sample(
-        load_or_skip("enron"), {"cross_topic": False}, seed=0)
+        load_or_skip("enron"), {"cross_topic": False}, seed=0
+    )
     assert task.test.frame["answer"].tolist() == [0, 1, 1, 1]
     return task
 
@@ -76,6 +89,7 @@ def triplets():
 def fresh_llm_cache(tmp_path_factory):
     """A fresh response cache for the in-process model, for this module only."""
     from stylo.llm import default_backend
+
     mp = pytest.MonkeyPatch()
     mp.setenv("STYLO_LLM_CACHE", str(tmp_path_factory.mktemp("llm") / "responses.sqlite"))
     default_backend.cache_clear()  # it resolves the cache path once, when first built
@@ -84,13 +98,18 @@ def fresh_llm_cache(tmp_path_factory):
     default_backend.cache_clear()
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(name, marks=[pytest.mark.extra(*spec(name).extras)], id=name)
-    for name in sorted(REFERENCE)])
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(name, marks=[pytest.mark.extra(*spec(name).extras)], id=name)
+        for name in sorted(REFERENCE)
+    ],
+)
 def test_ranker_on_enron_triplets(name, triplets, request, tmp_path, monkeypatch):
     backend = None
     if spec(name).kind == "llm":
         from stylo.llm import ResponseCache
+
         backend = request.getfixturevalue("fresh_llm_cache")()
         monkeypatch.setattr(backend, "cache", ResponseCache(tmp_path / "responses.sqlite"))
     before = backend.n_backend_calls if backend else 0
@@ -98,12 +117,15 @@ def test_ranker_on_enron_triplets(name, triplets, request, tmp_path, monkeypatch
     est = make(name, seed=0)
     if name == "llm-likelihood":
         assert {k: est.get_params()[k] for k in LIKELIHOOD_SLICE} == {
-            "max_text_tokens": 128, "n_train_pairs": 50}
+            "max_text_tokens": 128,
+            "n_train_pairs": 50,
+        }
         est.set_params(**LIKELIHOOD_SLICE)
     frame = triplets.test.frame
     fitted = fit_clone(est, triplets.train)
-    scores = np.asarray(fitted.rank_many(frame["query"].tolist(),
-                                         [[a, b] for a, b in zip(frame["a"], frame["b"])]))
+    scores = np.asarray(
+        fitted.rank_many(frame["query"].tolist(), [[a, b] for a, b in zip(frame["a"], frame["b"])])
+    )
     # what OneToTwo.evaluate reports from these scores
     table = _scoring.choice_table(frame["answer"].to_numpy(), scores, group="all")
     accuracy = table.set_index("metric")["value"]["accuracy"]
@@ -113,8 +135,11 @@ def test_ranker_on_enron_triplets(name, triplets, request, tmp_path, monkeypatch
     if backend is not None:
         assert backend.n_backend_calls > before, f"{name}: no call reached the model"
         calls = backend.calls[first:]
-        got = (len(calls), sum(c["prompt_tokens"] or 0 for c in calls),
-               sum(c["completion_tokens"] or 0 for c in calls))
+        got = (
+            len(calls),
+            sum(c["prompt_tokens"] or 0 for c in calls),
+            sum(c["completion_tokens"] or 0 for c in calls),
+        )
         assert got == CALLS[name][:3], (name, got)
         if CALLS[name][3] is not None:
             answers = {backend.cache.get(c["key"])["text"] for c in calls}

@@ -22,8 +22,7 @@ def corpus():
 def split(corpus):
     test = np.arange(len(corpus)) % 6 == 0
     texts = np.array(corpus.texts, dtype=object)
-    return (list(texts[~test]), corpus.authors[~test], list(texts[test]),
-            corpus.authors[test])
+    return (list(texts[~test]), corpus.authors[~test], list(texts[test]), corpus.authors[test])
 
 
 def test_attributes_synthetic_authors_and_ranks(corpus):
@@ -53,8 +52,9 @@ def test_rejection_margin_answers_unknown(corpus):
 
 
 def test_top2_margin_by_hand():
-    np.testing.assert_allclose(top2_margin(np.array([[0.1, 0.7, 0.4], [1.0, -1.0, 0.9]])),
-                               [0.3, 0.1])
+    np.testing.assert_allclose(
+        top2_margin(np.array([[0.1, 0.7, 0.4], [1.0, -1.0, 0.9]])), [0.3, 0.1]
+    )
     assert np.isinf(top2_margin(np.array([[0.2]]))).all()
 
 
@@ -83,8 +83,12 @@ def test_attributor_contract(corpus):
 def candidates_and_unknowns(corpus):
     k_texts, k_auth, u_texts, u_auth = split(corpus)
     names = sorted(set(k_auth))
-    return ([[t for t, a in zip(k_texts, k_auth) if a == n] for n in names], names, u_texts,
-            list(u_auth))
+    return (
+        [[t for t, a in zip(k_texts, k_auth) if a == n] for n in names],
+        names,
+        u_texts,
+        list(u_auth),
+    )
 
 
 def test_open_set_attributor_picks_the_author_and_follows_pan19_reject_rule(corpus):

@@ -27,12 +27,19 @@ def test_layout_and_scoring_agree_with_the_protocol(tmp_path, open_set):
     def answer(folder, pick):
         folder.mkdir()
         for p, truth in truths.items():
-            (folder / f"answers-{p}.json").write_text(json.dumps(
-                [{"unknown-text": n, "predicted-author": pick(t)} for n, t in truth.items()]))
+            (folder / f"answers-{p}.json").write_text(
+                json.dumps(
+                    [{"unknown-text": n, "predicted-author": pick(t)} for n, t in truth.items()]
+                )
+            )
         return folder
 
     assert score_answers(task, truths, answer(tmp_path / "oracle", lambda t: t)) == {
-        "macro_precision": 1.0, "macro_recall": 1.0, "macro_f1": 1.0, "accuracy": 1.0}
+        "macro_precision": 1.0,
+        "macro_recall": 1.0,
+        "macro_f1": 1.0,
+        "accuracy": 1.0,
+    }
     constant = score_answers(task, truths, answer(tmp_path / "c1", lambda t: "c1"))
     assert constant["accuracy"] == pytest.approx(0.5 if not open_set else 0.25)
     with pytest.raises(RuntimeError, match="no answer"):

@@ -71,13 +71,17 @@ def test_ppm_with_pancode_features_matches_pancode_compressor(method, pan15):
 
 # (corpus, split) -> macro-F1, accuracy as the README prints them, and as the fixture script
 # measured them when it wrote the fixture (benchmarks/pancode_fixtures.py, 2026-12-01)
-PAN_BASELINES = {("pan18_cdaa", "test"): ((0.584, 0.719), (0.5840470081203495, 0.718535619830107)),
-                 ("pan19_cdaa", "train"): ((0.515, 0.592),
-                                           (0.5148752483276618, 0.5915389854178048))}
+PAN_BASELINES = {
+    ("pan18_cdaa", "test"): ((0.584, 0.719), (0.5840470081203495, 0.718535619830107)),
+    ("pan19_cdaa", "train"): ((0.515, 0.592), (0.5148752483276618, 0.5915389854178048)),
+}
 
 
-@pytest.mark.parametrize(("corpus", "split"), sorted(PAN_BASELINES),
-                         ids=[f"pancode-{c}-{s}" for c, s in sorted(PAN_BASELINES)])
+@pytest.mark.parametrize(
+    ("corpus", "split"),
+    sorted(PAN_BASELINES),
+    ids=[f"pancode-{c}-{s}" for c, s in sorted(PAN_BASELINES)],
+)
 def test_pan_attribution_baselines_score_the_readme_figures(corpus, split):
     answers = pd.read_csv(FIXTURES / "pancode_cdaa_answers.csv.gz")
     answers = answers[(answers["dataset"] == corpus) & (answers["split"] == split)]
@@ -87,11 +91,15 @@ def test_pan_attribution_baselines_score_the_readme_figures(corpus, split):
     unknown = task.test.unknown
     assert sorted(predicted) == sorted(unknown["id"].astype(str))
     # scored as CrossDomainAttribution.evaluate scores a method: per problem, mean over them
-    per_problem = [attribution_scores(group["truth"].tolist(),
-                                      [predicted[str(i)] for i in group["id"]],
-                                      labels=sorted(task.test.known[problem]),
-                                      unknown_label=UNKNOWN if task.test.open_set else None)
-                   for problem, group in unknown.groupby("problem", sort=True)]
+    per_problem = [
+        attribution_scores(
+            group["truth"].tolist(),
+            [predicted[str(i)] for i in group["id"]],
+            labels=sorted(task.test.known[problem]),
+            unknown_label=UNKNOWN if task.test.open_set else None,
+        )
+        for problem, group in unknown.groupby("problem", sort=True)
+    ]
     mean = pd.DataFrame(per_problem).mean()
     printed, measured = PAN_BASELINES[(corpus, split)]
     got = (mean["macro_f1"], mean["accuracy"])

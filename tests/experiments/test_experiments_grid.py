@@ -34,18 +34,22 @@ def test_cell_key_ignores_key_order(setting):
 
 def test_cell_key_changes_with_any_field():
     base = Cell("d", {}, "p", {"n": 2}, "random", {}, 0)
-    variants = [Cell("e", {}, "p", {"n": 2}, "random", {}, 0),
-                Cell("d", {"split": "test"}, "p", {"n": 2}, "random", {}, 0),
-                Cell("d", {}, "q", {"n": 2}, "random", {}, 0),
-                Cell("d", {}, "p", {"n": 5}, "random", {}, 0),
-                Cell("d", {}, "p", {"n": 2}, "other", {}, 0),
-                Cell("d", {}, "p", {"n": 2}, "random", {"llm_model": "x"}, 0),
-                Cell("d", {}, "p", {"n": 2}, "random", {}, 1)]
+    variants = [
+        Cell("e", {}, "p", {"n": 2}, "random", {}, 0),
+        Cell("d", {"split": "test"}, "p", {"n": 2}, "random", {}, 0),
+        Cell("d", {}, "q", {"n": 2}, "random", {}, 0),
+        Cell("d", {}, "p", {"n": 5}, "random", {}, 0),
+        Cell("d", {}, "p", {"n": 2}, "other", {}, 0),
+        Cell("d", {}, "p", {"n": 2}, "random", {"llm_model": "x"}, 0),
+        Cell("d", {}, "p", {"n": 2}, "random", {}, 1),
+    ]
     keys = {base.key, *(v.key for v in variants)}
     assert len(keys) == 1 + len(variants)
     # tuples and lists normalise to the same JSON
-    assert Cell("d", {}, "p", {"n": (1, 2)}, "random", {}, 0).key == \
-        Cell("d", {}, "p", {"n": [1, 2]}, "random", {}, 0).key
+    assert (
+        Cell("d", {}, "p", {"n": (1, 2)}, "random", {}, 0).key
+        == Cell("d", {}, "p", {"n": [1, 2]}, "random", {}, 0).key
+    )
 
 
 def test_expand_counts_cells_and_reports_missing_datasets():
@@ -56,8 +60,11 @@ def test_expand_counts_cells_and_reports_missing_datasets():
     assert len({c.key for c in exp.cells}) == 8
     assert any("missing_one" in s and "not available" in s for s in exp.skipped)
     # the cells of one task are adjacent, so a worker reuses the sampled task
-    runs = [k for i, k in enumerate(c.task_key for c in exp.cells)
-            if i == 0 or k != exp.cells[i - 1].task_key]
+    runs = [
+        k
+        for i, k in enumerate(c.task_key for c in exp.cells)
+        if i == 0 or k != exp.cells[i - 1].task_key
+    ]
     assert len(runs) == len(set(runs))
 
 
@@ -65,15 +72,21 @@ def test_protocol_dataset_restriction_and_protocol_filter():
     grid = toy_grid("toy", "toy2", protocol_datasets={"toy_ranking": ["toy2"]})
     exp = expand(grid, Suite(PROTOCOLS, toy_loader))
     assert {(c.dataset, c.protocol) for c in exp.cells} == {
-        ("toy", "toy_verification"), ("toy2", "toy_verification"), ("toy2", "toy_ranking")}
+        ("toy", "toy_verification"),
+        ("toy2", "toy_verification"),
+        ("toy2", "toy_ranking"),
+    }
     grid.protocols = ["toy_ranking"]
     assert {c.protocol for c in expand(grid, Suite(PROTOCOLS, toy_loader)).cells} == {"toy_ranking"}
 
 
 def test_protocol_params_rebuild_the_protocol_and_enter_the_key():
     plain = toy_grid(max_settings=1, protocols=["toy_verification"])
-    small = toy_grid(max_settings=1, protocols=["toy_verification"],
-                     protocol_params={"toy_verification": {"n_pairs": 6}})
+    small = toy_grid(
+        max_settings=1,
+        protocols=["toy_verification"],
+        protocol_params={"toy_verification": {"n_pairs": 6}},
+    )
     (a,) = expand(plain, Suite(PROTOCOLS, toy_loader)).cells
     (b,) = expand(small, Suite(PROTOCOLS, toy_loader)).cells
     assert a.setting == b.setting and a.key != b.key
@@ -93,10 +106,11 @@ def test_unknown_names_are_clear_errors():
 
 
 def test_hosted_llm_methods_need_url_and_model_and_key_on_them():
-    methods = {"random": METHODS["random"],
-               "hosted": MethodSpec(lambda seed, o: RandomGuess(seed), needs_server=True)}
-    assert unavailable(methods["hosted"], MethodOptions()) == \
-        "needs --llm-base-url and --llm-model"
+    methods = {
+        "random": METHODS["random"],
+        "hosted": MethodSpec(lambda seed, o: RandomGuess(seed), needs_server=True),
+    }
+    assert unavailable(methods["hosted"], MethodOptions()) == "needs --llm-base-url and --llm-model"
     grid = GridSpec(datasets=[DatasetSpec("toy")], seeds=[0], max_settings=1)
     exp = expand(grid, Suite(PROTOCOLS, toy_loader, methods=methods))
     assert {c.method for c in exp.cells} == {"random"}
@@ -104,15 +118,23 @@ def test_hosted_llm_methods_need_url_and_model_and_key_on_them():
     opts = MethodOptions(llm_base_url="http://127.0.0.1:9/v1", llm_model="m")
     cells = expand(grid, Suite(PROTOCOLS, toy_loader, methods=methods, options=opts)).cells
     hosted = [c for c in cells if c.method == "hosted"]
-    assert hosted and all(c.method_options == {"llm_base_url": "http://127.0.0.1:9/v1",
-                                               "llm_model": "m"} for c in hosted)
+    assert hosted and all(
+        c.method_options == {"llm_base_url": "http://127.0.0.1:9/v1", "llm_model": "m"}
+        for c in hosted
+    )
 
 
 def test_kind_scopes_limit_slow_methods_to_their_protocols_datasets_and_seeds():
-    methods = {"random": METHODS["random"],
-               "slow": MethodSpec(lambda seed, o: RandomGuess(seed), kind="llm")}
-    grid = GridSpec(datasets=[DatasetSpec("toy")], seeds=[0, 1, 2], methods=["random", "slow"],
-                    kind_scopes={"llm": KindScope({"toy_ranking": ["toy"]}, n_seeds=1)})
+    methods = {
+        "random": METHODS["random"],
+        "slow": MethodSpec(lambda seed, o: RandomGuess(seed), kind="llm"),
+    }
+    grid = GridSpec(
+        datasets=[DatasetSpec("toy")],
+        seeds=[0, 1, 2],
+        methods=["random", "slow"],
+        kind_scopes={"llm": KindScope({"toy_ranking": ["toy"]}, n_seeds=1)},
+    )
     cells = expand(grid, Suite(PROTOCOLS, toy_loader, methods=methods)).cells
     slow = [c for c in cells if c.method == "slow"]
     fast = [c for c in cells if c.method == "random"]
@@ -120,15 +142,27 @@ def test_kind_scopes_limit_slow_methods_to_their_protocols_datasets_and_seeds():
     assert len(slow) == 2  # both settings of toy_ranking, first seed only
     assert {(c.protocol, c.seed) for c in fast} == {(p, s) for p in PROTOCOLS for s in (0, 1, 2)}
     grid.kind_scopes = {"llm": KindScope({"toy_ranking": ["another"]})}
-    assert not [c for c in expand(grid, Suite(PROTOCOLS, toy_loader, methods=methods)).cells
-                if c.method == "slow"]
-    grid.kind_scopes = {"llm": KindScope({"toy_ranking": ["toy"]},
-                                         settings={"toy_ranking": [{"n_authors": 3}]})}
-    slow = [c for c in expand(grid, Suite(PROTOCOLS, toy_loader, methods=methods)).cells
-            if c.method == "slow"]
+    assert not [
+        c
+        for c in expand(grid, Suite(PROTOCOLS, toy_loader, methods=methods)).cells
+        if c.method == "slow"
+    ]
+    grid.kind_scopes = {
+        "llm": KindScope({"toy_ranking": ["toy"]}, settings={"toy_ranking": [{"n_authors": 3}]})
+    }
+    slow = [
+        c
+        for c in expand(grid, Suite(PROTOCOLS, toy_loader, methods=methods)).cells
+        if c.method == "slow"
+    ]
     assert {c.setting["n_authors"] for c in slow} == {3} and len(slow) == 3  # three seeds
-    grid.kind_scopes = {"llm": KindScope({"toy_verification": ["toy"]}, n_seeds=1,
-                                         protocol_params={"toy_verification": {"n_pairs": 4}})}
+    grid.kind_scopes = {
+        "llm": KindScope(
+            {"toy_verification": ["toy"]},
+            n_seeds=1,
+            protocol_params={"toy_verification": {"n_pairs": 4}},
+        )
+    }
     cells = expand(grid, Suite(PROTOCOLS, toy_loader, methods=methods)).cells
     slow = [c for c in cells if c.method == "slow"]
     assert slow and all(c.protocol_params == {"n_pairs": 4} for c in slow)
@@ -146,9 +180,14 @@ def test_quick_grid_is_a_subset_of_full_grid():
 def test_maskings_for_chosen_methods_and_one_seed_for_fixed_protocols():
     methods = {"random": METHODS["random"], "other": METHODS["random"]}
     maskings = {"mask": lambda verifier: verifier}
-    grid = toy_grid(seeds=(0, 1), methods=("random", "other"), maskings=["mask"],
-                    masking_protocols=["toy_verification"], masking_methods=["other"],
-                    single_seed_protocols=["toy_ranking"])
+    grid = toy_grid(
+        seeds=(0, 1),
+        methods=("random", "other"),
+        maskings=["mask"],
+        masking_protocols=["toy_verification"],
+        masking_methods=["other"],
+        single_seed_protocols=["toy_ranking"],
+    )
     cells = expand(grid, Suite(PROTOCOLS, toy_loader, methods=methods, maskings=maskings)).cells
     masked = {(c.protocol, c.method) for c in cells if c.masking == "mask"}
     assert masked == {("toy_verification", "other")}
@@ -160,8 +199,12 @@ def test_maskings_for_chosen_methods_and_one_seed_for_fixed_protocols():
 
 def test_method_params_enter_the_key_and_reach_the_verifier():
     plain = toy_grid(max_settings=1, protocols=["toy_verification"], methods=("impostors",))
-    tuned = toy_grid(max_settings=1, protocols=["toy_verification"], methods=("impostors",),
-                     method_params={"impostors": {"n_iter": 7}})
+    tuned = toy_grid(
+        max_settings=1,
+        protocols=["toy_verification"],
+        methods=("impostors",),
+        method_params={"impostors": {"n_iter": 7}},
+    )
     (a,) = expand(plain, Suite(PROTOCOLS, toy_loader)).cells
     (b,) = expand(tuned, Suite(PROTOCOLS, toy_loader)).cells
     assert "method_params" not in a.spec() and b.spec()["method_params"] == {"n_iter": 7}
@@ -185,11 +228,21 @@ def test_attribution_methods_run_only_on_attribution_protocols():
 
 
 def test_a_method_scope_wins_over_its_kind_scope():
-    methods = {"random": MethodSpec(lambda seed, o: RandomGuess(seed), kind="llm"),
-               "other": MethodSpec(lambda seed, o: RandomGuess(seed), kind="llm")}
-    grid = GridSpec(datasets=[DatasetSpec("d1"), DatasetSpec("d2")], seeds=[0, 1],
-                    kind_scopes={"llm": KindScope({"toy_verification": ["d1"]}, n_seeds=1),
-                                 "other": KindScope({"toy_verification": ["d2"]})})
+    methods = {
+        "random": MethodSpec(lambda seed, o: RandomGuess(seed), kind="llm"),
+        "other": MethodSpec(lambda seed, o: RandomGuess(seed), kind="llm"),
+    }
+    grid = GridSpec(
+        datasets=[DatasetSpec("d1"), DatasetSpec("d2")],
+        seeds=[0, 1],
+        kind_scopes={
+            "llm": KindScope({"toy_verification": ["d1"]}, n_seeds=1),
+            "other": KindScope({"toy_verification": ["d2"]}),
+        },
+    )
     cells = expand(grid, Suite(PROTOCOLS, toy_loader, methods=methods)).cells
     assert {(c.method, c.dataset, c.seed) for c in cells} == {
-        ("random", "d1", 0), ("other", "d2", 0), ("other", "d2", 1)}
+        ("random", "d1", 0),
+        ("other", "d2", 0),
+        ("other", "d2", 1),
+    }

@@ -20,8 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _summary(rows):
-    base = {"protocol": "aidbench_one_to_many", "std": np.nan, "count": 1, "n": 40,
-            "seeds": 1}
+    base = {"protocol": "aidbench_one_to_many", "std": np.nan, "count": 1, "n": 40, "seeds": 1}
     return pd.DataFrame([{**base, **r} for r in rows])
 
 
@@ -37,11 +36,14 @@ def test_every_method_looks_different():
 
 @pytest.mark.extra("viz")
 def test_heatmap_per_protocol_of_its_headline_metric(tmp_path):
-    summary = _summary([
-        {"dataset": d, "setting": s, "method": m, "metric": metric, "mean": v}
-        for d, s in [("imdb62", '{"n_authors": 2}'), ("blog", '{"n_authors": 5}')]
-        for m, v in [("ppm", 0.6), ("delta", 0.8)]
-        for metric in ["rank@1", "mrr"]][:-2])  # delta has no result on blog
+    summary = _summary(
+        [
+            {"dataset": d, "setting": s, "method": m, "metric": metric, "mean": v}
+            for d, s in [("imdb62", '{"n_authors": 2}'), ("blog", '{"n_authors": 5}')]
+            for m, v in [("ppm", 0.6), ("delta", 0.8)]
+            for metric in ["rank@1", "mrr"]
+        ][:-2]
+    )  # delta has no result on blog
     (path,) = heatmaps(summary, tmp_path)
     assert path.name == "heatmap__aidbench_one_to_many__rank_1.png"
     assert path.stat().st_size > 1000
@@ -49,16 +51,27 @@ def test_heatmap_per_protocol_of_its_headline_metric(tmp_path):
 
 @pytest.mark.extra("viz")
 def test_figures_that_show_nothing_are_not_drawn_and_noted(tmp_path):
-    summary = _summary([
-        {"dataset": "mlpapers", "setting": '{"n_authors": 2}', "method": m, "metric": k,
-         "mean": 1.0} for m in ["ppm", "delta"] for k in ["rank@1", "rank@3"]])
+    summary = _summary(
+        [
+            {
+                "dataset": "mlpapers",
+                "setting": '{"n_authors": 2}',
+                "method": m,
+                "metric": k,
+                "mean": 1.0,
+            }
+            for m in ["ppm", "delta"]
+            for k in ["rank@1", "rank@3"]
+        ]
+    )
     notes = []
     assert rank_at_k_curves(summary, tmp_path, notes=notes) == []
     assert heatmaps(summary, tmp_path, notes=notes) == []
     assert notes == [
         "Rank@k mlpapers · aidbench_one_to_many · n_authors=2: not drawn, every method has "
         "Rank@k 100% at every k",
-        "heatmap aidbench_one_to_many: not drawn, every method has rank@1 1"]
+        "heatmap aidbench_one_to_many: not drawn, every method has rank@1 1",
+    ]
     assert not list(tmp_path.iterdir())
     summary.loc[0, "mean"] = 0.5
     (path,) = rank_at_k_curves(summary, tmp_path)
@@ -67,9 +80,15 @@ def test_figures_that_show_nothing_are_not_drawn_and_noted(tmp_path):
 
 def test_flat_plot_notes_are_in_the_report(tmp_path):
     empty = pd.DataFrame(columns=["protocol"])
-    report = write_report(tmp_path, empty, summarise(empty), pd.DataFrame(), {},
-                          published=pd.DataFrame(),
-                          plot_notes=["Rank@k x: not drawn, every method has Rank@k 100%"])
+    report = write_report(
+        tmp_path,
+        empty,
+        summarise(empty),
+        pd.DataFrame(),
+        {},
+        published=pd.DataFrame(),
+        plot_notes=["Rank@k x: not drawn, every method has Rank@k 100%"],
+    )
     assert "- Rank@k x: not drawn, every method has Rank@k 100%" in report.read_text()
 
 
@@ -103,17 +122,23 @@ def test_without_matplotlib_no_plot_and_one_line(tmp_path, monkeypatch, capsys):
 
 
 def test_modules_import_without_matplotlib():
-    code = ("import sys; sys.modules['matplotlib'] = None; "
-            "import experiments.plots, experiments.run_all; "
-            "assert 'matplotlib.pyplot' not in sys.modules")
-    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
-                          text=True, timeout=120)
+    code = (
+        "import sys; sys.modules['matplotlib'] = None; "
+        "import experiments.plots, experiments.run_all; "
+        "assert 'matplotlib.pyplot' not in sys.modules"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr
 
 
-@pytest.mark.parametrize("n, seeds, want", [
-    ([40, 40], [1, 1], "n=40, 1 seed (small sample)"),
-    ([200, 180], [3, 3], "n=180–200, 3 seeds"),
-])
+@pytest.mark.parametrize(
+    "n, seeds, want",
+    [
+        ([40, 40], [1, 1], "n=40, 1 seed (small sample)"),
+        ([200, 180], [3, 3], "n=180–200, 3 seeds"),
+    ],
+)
 def test_titles_give_the_sample(n, seeds, want):
     assert plots._sample_text(pd.DataFrame({"n": n, "seeds": seeds})) == want

@@ -9,14 +9,25 @@ from experiments import run_all
 
 def test_run_all_on_pan15_with_registered_protocols(tmp_path, capsys):
     load_or_skip("pan15_av_en")
-    argv = ["--out", str(tmp_path), "--datasets", "pan15_av_en", "--protocols",
-            "pan_verification", "--methods", "random", "--no-progress", "--no-plots"]
+    argv = [
+        "--out",
+        str(tmp_path),
+        "--datasets",
+        "pan15_av_en",
+        "--protocols",
+        "pan_verification",
+        "--methods",
+        "random",
+        "--no-progress",
+        "--no-plots",
+    ]
     # a dataset asked for by name that is not there is an error, not a skipped line
     with pytest.raises(SystemExit) as exc:
         run_all.main([*argv, "--datasets", "pan15_av_en", "missing_corpus"])
     assert exc.value.code == 2
     assert capsys.readouterr().err.startswith(
-        "run_all: --datasets missing_corpus: DatasetNotAvailable: unknown dataset")
+        "run_all: --datasets missing_corpus: DatasetNotAvailable: unknown dataset"
+    )
     assert run_all.main(argv) == 0
     err = capsys.readouterr().err
     # PAN's official problems are fixed: the reference grid runs them with one seed

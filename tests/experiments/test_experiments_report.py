@@ -35,15 +35,32 @@ def finished_run(tmp_path_factory):
 def test_table_is_tidy_and_summary_is_mean_std_over_groups_and_seeds(finished_run):
     table, failures = collect(finished_run)
     assert failures.empty
-    assert list(table.columns) == ["dataset", "protocol", "setting", "method", "seed", "group",
-                                   "metric", "value", "n", "runtime", "key"]
+    assert list(table.columns) == [
+        "dataset",
+        "protocol",
+        "setting",
+        "method",
+        "seed",
+        "group",
+        "metric",
+        "value",
+        "n",
+        "runtime",
+        "key",
+    ]
     summary = summarise(table)
-    one = table[(table["protocol"] == "toy_ranking") & (table["metric"] == "rank@1")
-                & (table["setting"] == '{"n_authors": 2}')]
+    one = table[
+        (table["protocol"] == "toy_ranking")
+        & (table["metric"] == "rank@1")
+        & (table["setting"] == '{"n_authors": 2}')
+    ]
     assert len(one) == 6  # (2 groups + their "all" row) x 2 seeds
     one = one[one["group"] != "all"]
-    row = summary[(summary["protocol"] == "toy_ranking") & (summary["metric"] == "rank@1")
-                  & (summary["setting"] == '{"n_authors": 2}')].iloc[0]
+    row = summary[
+        (summary["protocol"] == "toy_ranking")
+        & (summary["metric"] == "rank@1")
+        & (summary["setting"] == '{"n_authors": 2}')
+    ].iloc[0]
     assert row["count"] == 4
     # items per run: the 2 groups' single queries; 2 seeds
     assert (row["n"], row["seeds"]) == (2, 2)
@@ -70,43 +87,75 @@ def test_published_random_guess_rows_equal_the_closed_form():
         cands, relevant = 10 * n_authors - 1, 9
         expected = 1 - comb(cands - relevant, k) / comb(cands, k)
         assert r.value == pytest.approx(100 * expected, abs=0.05)
-    assert set(pub.columns) >= {"source", "table", "dataset", "protocol", "setting", "method",
-                                "metric", "value", "unit", "verified"}
+    assert set(pub.columns) >= {
+        "source",
+        "table",
+        "dataset",
+        "protocol",
+        "setting",
+        "method",
+        "metric",
+        "value",
+        "unit",
+        "verified",
+    }
     assert (pub["source"] != "").all()
 
 
 def test_leaderboard_puts_stylo_beside_published_rows():
-    summary = pd.DataFrame({
-        "dataset": ["mlpapers", "mlpapers", "imdb62"],
-        "protocol": ["aidbench_one_to_many"] * 2 + ["aidbench_one_to_two"],
-        "setting": ['{"first_author": false, "n_authors": 2, "n_groups": 10}',
-                    '{"first_author": false, "n_authors": 5, "n_groups": 10}',
-                    '{"cross_topic": false}'],
-        "method": ["random"] * 3, "metric": ["rank@1", "rank@1", "accuracy"],
-        "mean": [0.48, 0.19, 0.51], "std": [0.1, 0.05, 0.02], "count": [30, 30, 3],
-        "n": [300, 300, 40], "seeds": [3, 3, 3]})
+    summary = pd.DataFrame(
+        {
+            "dataset": ["mlpapers", "mlpapers", "imdb62"],
+            "protocol": ["aidbench_one_to_many"] * 2 + ["aidbench_one_to_two"],
+            "setting": [
+                '{"first_author": false, "n_authors": 2, "n_groups": 10}',
+                '{"first_author": false, "n_authors": 5, "n_groups": 10}',
+                '{"cross_topic": false}',
+            ],
+            "method": ["random"] * 3,
+            "metric": ["rank@1", "rank@1", "accuracy"],
+            "mean": [0.48, 0.19, 0.51],
+            "std": [0.1, 0.05, 0.02],
+            "count": [30, 30, 3],
+            "n": [300, 300, 40],
+            "seeds": [3, 3, 3],
+        }
+    )
     board = leaderboard(summary, load_published())
-    two = board[(board["dataset"] == "mlpapers") & (board["metric"] == "rank@1")
-                & board["setting"].str.startswith("first_author=False, n_authors=2")]
+    two = board[
+        (board["dataset"] == "mlpapers")
+        & (board["metric"] == "rank@1")
+        & board["setting"].str.startswith("first_author=False, n_authors=2")
+    ]
     systems = list(two["system"])
     # AIDBench's research papers (Tables 3-5, 8: every model, both prompt families, the
     # searching baseline) beside ours, best first, with the printed std
     assert two.loc[two["system"] == "Searching", "value"].tolist() == [70.0]
-    ours = two[two["system"] == "stylo: random [first_author=False, n_authors=2, "
-                                "n_groups=10]"].iloc[0]
+    ours = two[
+        two["system"] == "stylo: random [first_author=False, n_authors=2, n_groups=10]"
+    ].iloc[0]
     assert ours["value"] == pytest.approx(48.0)
     assert (ours["n"], ours["seeds"], ours["note"]) == (300, 3, "")
     gpt4 = two[two["system"] == "GPT-4-turbo (general prompt)"].iloc[0]
     assert gpt4["source"].endswith("Table 5") and not pd.isna(gpt4["std"])
-    assert {"Random guess", "GPT-4-turbo (topic-ignored prompt)", "Kimi (general prompt)",
-            "Qwen1.5-72B-Chat (general prompt)"} <= set(systems)
+    assert {
+        "Random guess",
+        "GPT-4-turbo (topic-ignored prompt)",
+        "Kimi (general prompt)",
+        "Qwen1.5-72B-Chat (general prompt)",
+    } <= set(systems)
     assert list(two["value"]) == sorted(two["value"], reverse=True)
     # the curated closed-form random guess has no first_author key: it stands beside both
     curated = board[(board["system"] == "random guess") & (board["metric"] == "rank@1")]
     assert set(curated["value"]) == {47.4, 18.4}
     imdb = board[(board["dataset"] == "imdb62")]
-    assert list(imdb["system"]) == ["GPT-4-turbo", "GPT-3.5-turbo", "Kimi",
-                                    "Baichuan2-turbo-192k", "stylo: random [cross_topic=False]"]
+    assert list(imdb["system"]) == [
+        "GPT-4-turbo",
+        "GPT-3.5-turbo",
+        "Kimi",
+        "Baichuan2-turbo-192k",
+        "stylo: random [cross_topic=False]",
+    ]
     # 40 triplets against the paper's 200: flagged, and the paper's sample size is in its note
     ours, paper = imdb.iloc[4], imdb.iloc[0]
     assert (ours["n"], ours["seeds"], ours["note"]) == (40, 3, "small sample (n < 100)")
@@ -119,21 +168,33 @@ def test_published_names_become_stylo_names():
     assert not (pub["protocol"] == "aidbench_ablation").any()
     assert set(pub["dataset"]) >= {"mlpapers", "imdb62", "enron", "blog", "guardian"}
     rag = pub[(pub["table"] == "Table 9")]
-    assert set(rag["setting"]) == {'{"first_author": false, "keep": 10, "pool_size": 50}',
-                                   '{"first_author": false, "keep": 50, "pool_size": 200}'}
-    mixes = {json.loads(s)["mix"] for s in pub.loc[pub["protocol"] == "aidbench_one_to_one",
-                                                   "setting"]}
+    assert set(rag["setting"]) == {
+        '{"first_author": false, "keep": 10, "pool_size": 50}',
+        '{"first_author": false, "keep": 50, "pool_size": 200}',
+    }
+    mixes = {
+        json.loads(s)["mix"] for s in pub.loc[pub["protocol"] == "aidbench_one_to_one", "setting"]
+    }
     assert mixes == {"150/50", "100/100", "50/150"}
     assert {"precision@1", "precision@3", "precision@5"} <= set(pub["metric"])
 
 
 def test_leaderboard_puts_the_best_complement_of_brier_first():
     # PAN's "brier" is 1 - Brier score: higher is better, like every other metric
-    summary = pd.DataFrame({
-        "dataset": ["pan15_av_en"] * 2, "protocol": ["pan_verification"] * 2,
-        "setting": ["{}"] * 2, "method": ["good", "bad"], "metric": ["brier"] * 2,
-        "mean": [0.9, 0.6], "std": [np.nan] * 2, "count": [1, 1], "n": [500, 500],
-        "seeds": [1, 1]})
+    summary = pd.DataFrame(
+        {
+            "dataset": ["pan15_av_en"] * 2,
+            "protocol": ["pan_verification"] * 2,
+            "setting": ["{}"] * 2,
+            "method": ["good", "bad"],
+            "metric": ["brier"] * 2,
+            "mean": [0.9, 0.6],
+            "std": [np.nan] * 2,
+            "count": [1, 1],
+            "n": [500, 500],
+            "seeds": [1, 1],
+        }
+    )
     board = leaderboard(summary, load_published())
     assert list(board["system"]) == ["stylo: good", "PAN baseline cngdist", "stylo: bad"]
 
@@ -146,11 +207,13 @@ def test_report_and_plots(finished_run):
     names = sorted(p.name.split("__")[0] for p in plots)
     # ROC for both toy_verification settings, Rank@k for both toy_ranking settings, one
     # accuracy-vs-authors figure and a heatmap per protocol; no masking data, so no masking plot
-    assert names == ["heatmap", "heatmap", "rank_at_k", "rank_at_k", "roc", "roc",
-                     "vs_authors"]
+    assert names == ["heatmap", "heatmap", "rank_at_k", "rank_at_k", "roc", "roc", "vs_authors"]
     assert all(p.stat().st_size > 1000 for p in plots)
-    info = {"command": ["python", "-m", "experiments.run_all"], "summary": {"total": 16},
-            "skipped": ["dataset missing: not available"]}
+    info = {
+        "command": ["python", "-m", "experiments.run_all"],
+        "summary": {"total": 16},
+        "skipped": ["dataset missing: not available"],
+    }
     report = write_report(finished_run, table, summary, failures, info, plots=plots).read_text()
     assert "## toy_ranking" in report and "## Leaderboard" in report
     assert "dataset missing: not available" in report and "(plots/roc__" in report
@@ -158,22 +221,35 @@ def test_report_and_plots(finished_run):
 
 @pytest.mark.extra("viz")
 def test_masking_bars_drawn_only_with_masking_settings(tmp_path):
-    base = {"dataset": "g", "protocol": "rethinking_av", "method": "m", "metric": "overall",
-            "std": 0.0, "count": 1}
-    summary = pd.DataFrame([
-        {**base, "setting": '{"split": "closed"}', "mean": 0.6}])
+    base = {
+        "dataset": "g",
+        "protocol": "rethinking_av",
+        "method": "m",
+        "metric": "overall",
+        "std": 0.0,
+        "count": 1,
+    }
+    summary = pd.DataFrame([{**base, "setting": '{"split": "closed"}', "mean": 0.6}])
     assert masking_bars(summary, tmp_path) == []
-    summary = pd.DataFrame([
-        {**base, "setting": '{"masking": "none", "split": "closed"}', "mean": 0.6},
-        {**base, "setting": '{"masking": "ne", "split": "closed"}', "mean": 0.7}])
+    summary = pd.DataFrame(
+        [
+            {**base, "setting": '{"masking": "none", "split": "closed"}', "mean": 0.6},
+            {**base, "setting": '{"masking": "ne", "split": "closed"}', "mean": 0.7},
+        ]
+    )
     (path,) = masking_bars(summary, tmp_path)
     assert path.is_file()
     # methods that ran only unmasked add no bars (and no width): the same figure as without
     from matplotlib.image import imread
+
     alone = imread(path).shape
-    others = pd.DataFrame([{**base, "method": f"unmasked{i}", "mean": 0.5,
-                            "setting": f'{{"split": "{split}"}}'}
-                           for i in range(12) for split in ("closed", "open_all")])
+    others = pd.DataFrame(
+        [
+            {**base, "method": f"unmasked{i}", "mean": 0.5, "setting": f'{{"split": "{split}"}}'}
+            for i in range(12)
+            for split in ("closed", "open_all")
+        ]
+    )
     (path,) = masking_bars(pd.concat([summary, others]), tmp_path)
     assert imread(path).shape == alone
 
@@ -199,28 +275,62 @@ def test_masking_cells_show_as_a_setting_and_get_bars(tmp_path):
 
 def test_position_bias_table_shows_first_slot_share_and_ties():
     from experiments.report import position_bias
+
     rows = {"first_slot_rate": [1.0, 0.45], "tie_rate": [0.0, 0.3], "accuracy": [0.5, 0.6]}
-    summary = pd.DataFrame([
-        {"dataset": "imdb62", "protocol": "aidbench_one_to_two", "setting": "{}",
-         "method": m, "metric": metric, "mean": v[i], "std": np.nan, "count": 1, "n": 200,
-         "seeds": 1}
-        for metric, v in rows.items() for i, m in enumerate(["llm-prompt", "both-orders"])])
+    summary = pd.DataFrame(
+        [
+            {
+                "dataset": "imdb62",
+                "protocol": "aidbench_one_to_two",
+                "setting": "{}",
+                "method": m,
+                "metric": metric,
+                "mean": v[i],
+                "std": np.nan,
+                "count": 1,
+                "n": 200,
+                "seeds": 1,
+            }
+            for metric, v in rows.items()
+            for i, m in enumerate(["llm-prompt", "both-orders"])
+        ]
+    )
     bias = position_bias(summary)
     assert bias[["method", "first candidate %", "ties %", "n"]].values.tolist() == [
-        ["llm-prompt", 100.0, 0.0, 200], ["both-orders", 45.0, 30.0, 200]]
+        ["llm-prompt", 100.0, 0.0, 200],
+        ["both-orders", 45.0, 30.0, 200],
+    ]
     assert position_bias(summary[summary["metric"] == "accuracy"]).empty
 
 
 def test_report_header_says_how_many_cells_did_not_run(tmp_path):
     from experiments.report import write_report
-    empty = pd.DataFrame(columns=["dataset", "protocol", "setting", "method", "seed", "group",
-                                  "metric", "value", "n", "runtime", "key"])
+
+    empty = pd.DataFrame(
+        columns=[
+            "dataset",
+            "protocol",
+            "setting",
+            "method",
+            "seed",
+            "group",
+            "metric",
+            "value",
+            "n",
+            "runtime",
+            "key",
+        ]
+    )
     info = {"summary": {"total": 10, "already_done": 7, "computed": 0, "not_run": 3}}
-    text = write_report(tmp_path, empty, summarise(empty), pd.DataFrame(), info,
-                        published=pd.DataFrame()).read_text()
-    assert "10 in the grid, 7 reused, 0 computed, 0 failed, 3 not run (the run was stopped " \
-           "early; rerun it to resume)." in text
+    text = write_report(
+        tmp_path, empty, summarise(empty), pd.DataFrame(), info, published=pd.DataFrame()
+    ).read_text()
+    assert (
+        "10 in the grid, 7 reused, 0 computed, 0 failed, 3 not run (the run was stopped "
+        "early; rerun it to resume)." in text
+    )
     info["summary"]["not_run"] = 0
-    text = write_report(tmp_path, empty, summarise(empty), pd.DataFrame(), info,
-                        published=pd.DataFrame()).read_text()
+    text = write_report(
+        tmp_path, empty, summarise(empty), pd.DataFrame(), info, published=pd.DataFrame()
+    ).read_text()
     assert "0 computed, 0 failed.\n" in text.replace("  \n", "\n")

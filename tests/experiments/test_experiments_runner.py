@@ -33,16 +33,14 @@ def _cells(protocols=PROTOCOLS):
 
 def test_resume_after_max_cells_recomputes_only_unfinished(tmp_path):
     cells = _cells()
-    first = run(cells, tmp_path, Suite(PROTOCOLS, toy_loader), max_cells=3,
-                progress=False)
+    first = run(cells, tmp_path, Suite(PROTOCOLS, toy_loader), max_cells=3, progress=False)
     assert (first.computed, first.already_done, first.not_run) == (3, 0, len(cells) - 3)
     store = CellStore(tmp_path)
     stamps = {r["key"]: r["finished"] for r in store.records()}
     second = run(cells, tmp_path, Suite(PROTOCOLS, toy_loader), progress=False)
     assert (second.already_done, second.computed, second.not_run) == (3, len(cells) - 3, 0)
     # the three finished cells were not rewritten
-    assert {k: r["finished"] for r in store.records() for k in [r["key"]] if k in stamps} \
-        == stamps
+    assert {k: r["finished"] for r in store.records() for k in [r["key"]] if k in stamps} == stamps
     third = run(cells, tmp_path, Suite(PROTOCOLS, toy_loader), progress=False)
     assert (third.already_done, third.computed) == (len(cells), 0)
 
@@ -51,8 +49,7 @@ def test_resume_after_keyboard_interrupt(tmp_path):
     interrupting = {**PROTOCOLS, "toy_verification": InterruptingVerification(after=2)}
     cells = _cells(interrupting)
     with pytest.raises(KeyboardInterrupt, match="interrupted at evaluation 3"):
-        run(cells, tmp_path, Suite(interrupting, toy_loader), n_jobs=1,
-            progress=False)
+        run(cells, tmp_path, Suite(interrupting, toy_loader), n_jobs=1, progress=False)
     stored = CellStore(tmp_path).records()
     assert len(stored) == 2 and all(r["status"] == "ok" for r in stored)
     assert not [p for p in (tmp_path / "cells").iterdir() if p.name.startswith(".")]
@@ -62,10 +59,8 @@ def test_resume_after_keyboard_interrupt(tmp_path):
 
 def test_same_seed_gives_identical_table_across_backends_and_jobs(tmp_path):
     cells = _cells()
-    run(cells, tmp_path / "a", Suite(PROTOCOLS, toy_loader), n_jobs=1,
-        progress=False)
-    run(cells, tmp_path / "b", Suite(PROTOCOLS, toy_loader), n_jobs=2,
-        progress=False)
+    run(cells, tmp_path / "a", Suite(PROTOCOLS, toy_loader), n_jobs=1, progress=False)
+    run(cells, tmp_path / "b", Suite(PROTOCOLS, toy_loader), n_jobs=2, progress=False)
     ta, _ = collect(tmp_path / "a")
     tb, _ = collect(tmp_path / "b")
     assert len(ta) > 0
@@ -75,8 +70,11 @@ def test_same_seed_gives_identical_table_across_backends_and_jobs(tmp_path):
     other = expand(toy_grid(seeds=[7]), Suite(PROTOCOLS, toy_loader)).cells
     run(other, tmp_path / "c", Suite(PROTOCOLS, toy_loader), progress=False)
     tc, _ = collect(tmp_path / "c")
-    assert not ta.loc[ta["seed"] == 0, "value"].reset_index(drop=True).equals(
-        tc["value"].reset_index(drop=True))
+    assert (
+        not ta.loc[ta["seed"] == 0, "value"]
+        .reset_index(drop=True)
+        .equals(tc["value"].reset_index(drop=True))
+    )
 
 
 def test_scores_are_split_into_their_own_file(tmp_path):
@@ -108,8 +106,12 @@ def test_failing_cell_is_recorded_and_run_goes_on(tmp_path):
 def test_run_all_exit_code_and_outputs(tmp_path, capsys):
     failing = {"toy_verification": FailingVerification(), "toy_ranking": ToyRanking()}
     out = tmp_path / "res"
-    code = run_all.main(["--out", str(out), "--no-progress", "--no-plots"], protocols=failing,
-                        loader=toy_loader, grid=GRID)
+    code = run_all.main(
+        ["--out", str(out), "--no-progress", "--no-plots"],
+        protocols=failing,
+        loader=toy_loader,
+        grid=GRID,
+    )
     assert code == 1
     err = capsys.readouterr().err
     assert "missing_x" in err and "not available" in err and "2 cell(s) failed" in err
@@ -124,8 +126,12 @@ def test_run_all_exit_code_and_outputs(tmp_path, capsys):
     assert manifest["summary"]["failed"] == 2
     report = (out / "REPORT.md").read_text()
     assert "## Failed cells" in report and "ConnectionError" in report
-    code = run_all.main(["--out", str(tmp_path / "ok"), "--no-progress", "--no-plots"],
-                        protocols=PROTOCOLS, loader=toy_loader, grid=GRID)
+    code = run_all.main(
+        ["--out", str(tmp_path / "ok"), "--no-progress", "--no-plots"],
+        protocols=PROTOCOLS,
+        loader=toy_loader,
+        grid=GRID,
+    )
     assert code == 0
 
 
@@ -135,6 +141,7 @@ def test_write_atomic_never_leaves_a_partial_file(tmp_path, monkeypatch):
 
     def broken_replace(src, dst):
         raise OSError("disk full")
+
     monkeypatch.setattr(os, "replace", broken_replace)
     with pytest.raises(OSError, match="disk full"):
         write_atomic(target, b'{"new": true, "long": "' + b"x" * 10000 + b'"}')
@@ -164,7 +171,8 @@ def test_corrupt_cell_file_is_reported_by_path_and_recomputed(tmp_path, capsys, 
     assert (again.already_done, again.computed) == (1, 1)
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith(f"run_all: corrupt cell file {bad} (") and line.endswith(
-        "); recomputing")
+        "); recomputing"
+    )
     assert store.is_done(cells[0].key)
 
 
@@ -199,8 +207,7 @@ def test_a_worker_task_loads_and_samples_once_and_a_lost_corpus_fails_its_cells(
     assert results[0][0]["task_seconds"] >= 0 and results[1][0]["task_seconds"] == 0
     # a corpus that listed its settings but cannot be loaded again fails each cell, loudly
     loads.clear()
-    cells = expand(toy_grid("vanishing-toy", max_settings=1, methods=tuple(methods)),
-                   suite).cells
+    cells = expand(toy_grid("vanishing-toy", max_settings=1, methods=tuple(methods)), suite).cells
     expand(toy_grid("other-toy", max_settings=1, methods=("a",)), suite)  # evicts it
     results = execute_task(suite, cells, store_dir=str(tmp_path))
     assert [r["status"] for r, _ in results] == ["failed"] * 3

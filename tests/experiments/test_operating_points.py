@@ -19,8 +19,14 @@ def _plain(y_true, y_score, recall):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.booleans(), st.sampled_from([0.0, 0.2, 0.5, 0.51, 0.9, 1.0])),
-                min_size=1, max_size=40), st.floats(0.0, 1.0))
+@given(
+    st.lists(
+        st.tuples(st.booleans(), st.sampled_from([0.0, 0.2, 0.5, 0.51, 0.9, 1.0])),
+        min_size=1,
+        max_size=40,
+    ),
+    st.floats(0.0, 1.0),
+)
 def test_precision_at_recall_agrees_with_the_plain_scan(items, recall):
     y = [t for t, _ in items]
     s = [v for _, v in items]
@@ -33,8 +39,8 @@ def test_precision_at_recall_agrees_with_the_plain_scan(items, recall):
 def test_precision_at_recall_reads_the_curve():
     y = [True, True, False, True, False, False]
     s = [0.9, 0.8, 0.7, 0.6, 0.5, 0.4]
-    assert precision_at_recall(y, s, 0.5) == 1.0        # top two: both right
-    assert precision_at_recall(y, s, 1.0) == 0.75       # top four: three of four
+    assert precision_at_recall(y, s, 0.5) == 1.0  # top two: both right
+    assert precision_at_recall(y, s, 1.0) == 0.75  # top four: three of four
     assert precision_at_recall(y, s, 0.0) == 1.0
 
 
@@ -46,18 +52,47 @@ def test_operating_points_read_the_stored_scores(tmp_path):
 
     store = CellStore(tmp_path)
     y = [True, True, False, True, False, False]
-    scores = pd.DataFrame({"id": list("abcdef"), "y_true": y,
-                           "y_score": [0.9, 0.8, 0.7, 0.6, 0.5, 0.4], "group": "all"})
+    scores = pd.DataFrame(
+        {
+            "id": list("abcdef"),
+            "y_true": y,
+            "y_score": [0.9, 0.8, 0.7, 0.6, 0.5, 0.4],
+            "group": "all",
+        }
+    )
     store.write({"key": "k0", "status": "ok", "rows": []}, scores)
     setting = '{"cross_topic": false, "mix": "100/100"}'
-    table = pd.DataFrame([{"dataset": "blog", "protocol": "aidbench_one_to_one",
-                           "setting": setting, "method": "m", "seed": 0, "group": "all",
-                           "metric": m, "value": v, "n": 6, "runtime": 1.0, "key": "k0"}
-                          for m, v in (("precision", 0.5), ("recall", 0.25))])
-    published = pd.DataFrame([{"dataset": "blog", "protocol": "aidbench_one_to_one",
-                               "setting": '{"mix": "100/100"}', "method": "GPT-4-turbo",
-                               "metric": m, "value": v}
-                              for m, v in (("precision", 90.0), ("recall", 66.0))])
+    table = pd.DataFrame(
+        [
+            {
+                "dataset": "blog",
+                "protocol": "aidbench_one_to_one",
+                "setting": setting,
+                "method": "m",
+                "seed": 0,
+                "group": "all",
+                "metric": m,
+                "value": v,
+                "n": 6,
+                "runtime": 1.0,
+                "key": "k0",
+            }
+            for m, v in (("precision", 0.5), ("recall", 0.25))
+        ]
+    )
+    published = pd.DataFrame(
+        [
+            {
+                "dataset": "blog",
+                "protocol": "aidbench_one_to_one",
+                "setting": '{"mix": "100/100"}',
+                "method": "GPT-4-turbo",
+                "metric": m,
+                "value": v,
+            }
+            for m, v in (("precision", 90.0), ("recall", 66.0))
+        ]
+    )
     out = operating_points(tmp_path, table, published)
     assert len(out) == 1
     row = out.iloc[0]

@@ -28,8 +28,9 @@ class _LengthRatio(Verifier):
 
 @pytest.fixture
 def corpus():
-    return Corpus.from_lists([f"text number {i} " * (i % 4 + 1) for i in range(20)],
-                             [f"a{i % 5}" for i in range(20)])
+    return Corpus.from_lists(
+        [f"text number {i} " * (i % 4 + 1) for i in range(20)], [f"a{i % 5}" for i in range(20)]
+    )
 
 
 def test_not_fitted_error_before_fit():
@@ -145,8 +146,10 @@ def test_random_guess_is_seeded_and_order_free():
 def test_random_guess_ranks_are_uniform_permutations():
     # the top slot among 4 candidates should be each candidate ~1/4 of the time
     cands = ["c0", "c1", "c2", "c3"]
-    tops = np.bincount([int(np.argmax(RandomGuess(random_state=s).fit().rank("q", cands)))
-                        for s in range(4000)], minlength=4)
+    tops = np.bincount(
+        [int(np.argmax(RandomGuess(random_state=s).fit().rank("q", cands))) for s in range(4000)],
+        minlength=4,
+    )
     assert np.all(np.abs(tops / 4000 - 0.25) < 0.03)
 
 

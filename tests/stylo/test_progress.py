@@ -56,13 +56,15 @@ def test_rankings_one_query_at_a_time_report_their_queries():
 def _gi_pairs():
     rng = np.random.default_rng(4)
     words = [f"w{i}" for i in range(80)]
-    texts = [" ".join(rng.choice(words[a * 7:a * 7 + 25], size=60)) for a in range(6)
-             for _ in range(4)]
+    texts = [
+        " ".join(rng.choice(words[a * 7 : a * 7 + 25], size=60)) for a in range(6) for _ in range(4)
+    ]
     known = texts[0::2]
     unknown = texts[1::2]
     same = [True, False] * (len(known) // 2)
-    unknown = [u if s else unknown[(i + 3) % len(unknown)]
-               for i, (u, s) in enumerate(zip(unknown, same))]
+    unknown = [
+        u if s else unknown[(i + 3) % len(unknown)] for i, (u, s) in enumerate(zip(unknown, same))
+    ]
     return PairSet.from_lists(known, unknown, same=same)
 
 
@@ -99,12 +101,14 @@ class _Watching(Verifier):
 def test_worker_writes_progress_for_the_bar_and_removes_it(tmp_path):
     protocol = ToyVerification(n_pairs=8)
     cell = Cell("toy", {}, "toy_verification", {"mix": "half"}, "watching", {}, 0)
-    suite = Suite({"toy_verification": protocol}, toy_loader,
-                  methods={"watching": MethodSpec(lambda seed, o: _Watching(tmp_path))})
+    suite = Suite(
+        {"toy_verification": protocol},
+        toy_loader,
+        methods={"watching": MethodSpec(lambda seed, o: _Watching(tmp_path))},
+    )
     record, _ = execute_cell(cell, *suite.task(cell), suite, progress_dir=str(tmp_path))
     assert record["status"] == "ok", record.get("error")
-    assert _Watching.seen == {"cell": "watching on toy", "stage": "pairs", "done": 8,
-                              "total": 8}
+    assert _Watching.seen == {"cell": "watching on toy", "stage": "pairs", "done": 8, "total": 8}
     assert not list(tmp_path.glob("*.json"))
 
 
@@ -117,11 +121,14 @@ class _Bar:
 
 
 def test_bar_shows_what_the_workers_say(tmp_path):
-    (tmp_path / "11.json").write_text(json.dumps(
-        {"cell": "impostors on pan19_cdaa", "stage": "problems", "done": 12000,
-         "total": 36459}))
-    (tmp_path / "12.json").write_text(json.dumps(
-        {"cell": "naive on blog", "stage": "", "done": 0, "total": 0}))
+    (tmp_path / "11.json").write_text(
+        json.dumps(
+            {"cell": "impostors on pan19_cdaa", "stage": "problems", "done": 12000, "total": 36459}
+        )
+    )
+    (tmp_path / "12.json").write_text(
+        json.dumps({"cell": "naive on blog", "stage": "", "done": 0, "total": 0})
+    )
     (tmp_path / ".13.json.tmp").write_text("half a file")
     bar = _Bar()
     with _showing_progress(bar, str(tmp_path), every=0.01):
@@ -148,10 +155,12 @@ class _LooksForStaleNotes(Verifier):
 
 def test_a_killed_runs_progress_notes_are_not_shown(tmp_path):
     from experiments_standins import toy_grid
+
     stale = tmp_path / "cells" / ".progress" / "999999.json"
     stale.parent.mkdir(parents=True)
-    stale.write_text(json.dumps({"cell": "llm-prompt on imdb62", "stage": "model calls",
-                                 "done": 1, "total": 9}))
+    stale.write_text(
+        json.dumps({"cell": "llm-prompt on imdb62", "stage": "model calls", "done": 1, "total": 9})
+    )
     protocols = {"toy_verification": ToyVerification(n_pairs=8)}
     methods = {"probe": MethodSpec(lambda seed, o: _LooksForStaleNotes(stale))}
     suite = Suite(protocols, toy_loader, methods=methods)

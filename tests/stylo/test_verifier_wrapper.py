@@ -142,8 +142,9 @@ def test_wrapper_keeps_the_contract():
     assert s[1] == 0.5 and w.verifier_.log_[-1] == ("score_pairs", ["AB", "ABC"])
 
 
-_texts = st.lists(st.text(alphabet="ab c", min_size=1, max_size=6).filter(str.strip),
-                  min_size=1, max_size=5)
+_texts = st.lists(
+    st.text(alphabet="ab c", min_size=1, max_size=6).filter(str.strip), min_size=1, max_size=5
+)
 
 
 @settings(max_examples=40, deadline=None)
@@ -171,14 +172,18 @@ def test_masked_calibrated_is_calibrated_on_masked_texts():
     fitted = both.masker_
     mask = fitted.transform
     alone = Calibrated(_LengthRatio(), n_pairs=40).fit(
-        Corpus.from_lists(mask(train), corpus.authors[:16]))
+        Corpus.from_lists(mask(train), corpus.authors[:16])
+    )
     a, b = test[:4], test[4:]
     np.testing.assert_array_equal(both.score_pairs(a, b), alone.score_pairs(mask(a), mask(b)))
-    for got, want in zip(both.rank_many(a, [b, b[:2], b, b[1:]]),
-                         alone.rank_many(mask(a), [mask(b), mask(b[:2]), mask(b), mask(b[1:])])):
+    for got, want in zip(
+        both.rank_many(a, [b, b[:2], b, b[1:]]),
+        alone.rank_many(mask(a), [mask(b), mask(b[:2]), mask(b), mask(b[1:])]),
+    ):
         np.testing.assert_array_equal(got, want)
-    np.testing.assert_array_equal(both.attribute([a[:2], a[2:]], b),
-                                  alone.attribute([mask(a[:2]), mask(a[2:])], mask(b)))
+    np.testing.assert_array_equal(
+        both.attribute([a[:2], a[2:]], b), alone.attribute([mask(a[:2]), mask(a[2:])], mask(b))
+    )
     assert both.choose(a[0], b[0], b[1]) == alone.choose(*mask([a[0], b[0], b[1]]))
     outside_in = Calibrated(MaskedVerifier(_LengthRatio(), masker), n_pairs=40).fit(train_corpus)
     s = outside_in.score_pairs(a, b)

@@ -30,8 +30,10 @@ def tiny_root(tmp_path, monkeypatch):
     """A $STYLO_DATA folder holding a fake `enron` with three authors, checksum ignored."""
     folder = tmp_path / "enron"
     folder.mkdir()
-    rows = [{"id": f"t{i}", "author": "abc"[i % 3], "text": f"text {i}\r\nline two " * (i + 1)}
-            for i in range(12)]
+    rows = [
+        {"id": f"t{i}", "author": "abc"[i % 3], "text": f"text {i}\r\nline two " * (i + 1)}
+        for i in range(12)
+    ]
     _write_jsonl(folder / "texts.jsonl", rows)
     monkeypatch.setenv("STYLO_DATA", str(tmp_path))
     return folder
@@ -39,9 +41,20 @@ def tiny_root(tmp_path, monkeypatch):
 
 def test_registry_lists_every_shared_folder():
     names = set(registry())
-    for expected in ["blog", "enron", "federalist", "guardian", "imdb62", "mlpapers",
-                     "pan13_av_en", "pan14_av", "pan15_av_en", "pan18_cdaa", "pan19_cdaa",
-                     "pan20_av_test_labels"]:
+    for expected in [
+        "blog",
+        "enron",
+        "federalist",
+        "guardian",
+        "imdb62",
+        "mlpapers",
+        "pan13_av_en",
+        "pan14_av",
+        "pan15_av_en",
+        "pan18_cdaa",
+        "pan19_cdaa",
+        "pan20_av_test_labels",
+    ]:
         assert expected in names
     assert registry()["guardian"].get("topic_field") == "topic"
 
@@ -62,13 +75,16 @@ def test_newlines_normalised_by_default_and_optional(tiny_root):
     assert any("\r\n" in t for t in load("enron", verify=False, normalize_newlines=False).texts)
 
 
-@pytest.mark.parametrize("bad, message", [
-    ('{"id": "x", "author": "a", "text": "ok"', "malformed JSON"),
-    ('["not", "an", "object"]', "expected a JSON object"),
-    ('{"id": "x", "text": "no author"}', r"missing field\(s\) \['author'\]"),
-    ('{"id": "x", "author": "a", "text": "   "}', "field 'text' is empty"),
-    ('{"id": "x", "author": "a", "text": 3}', "field 'text' must be a string"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ('{"id": "x", "author": "a", "text": "ok"', "malformed JSON"),
+        ('["not", "an", "object"]', "expected a JSON object"),
+        ('{"id": "x", "text": "no author"}', r"missing field\(s\) \['author'\]"),
+        ('{"id": "x", "author": "a", "text": "   "}', "field 'text' is empty"),
+        ('{"id": "x", "author": "a", "text": 3}', "field 'text' must be a string"),
+    ],
+)
 def test_bad_lines_name_file_and_line(tiny_root, bad, message):
     path = tiny_root / "texts.jsonl"
     with open(path, "a", encoding="utf-8") as fh:
@@ -85,6 +101,7 @@ def test_unknown_and_missing_datasets_are_clear(tmp_path, monkeypatch):
     monkeypatch.setenv("STYLO_DATA", str(tmp_path))
     monkeypatch.chdir(tmp_path)
     from stylo.datasets import _registry
+
     monkeypatch.setattr(_registry, "_REPO_ROOT", tmp_path / "repo")
     with pytest.raises(DatasetNotAvailable, match="not available on this machine.*guardian"):
         load("guardian")
@@ -108,13 +125,22 @@ def test_filter_on_absent_value_is_an_error(tiny_root):
 
 
 def test_pan20_format_reader(tmp_path):
-    _write_jsonl(tmp_path / "pairs.jsonl", [
-        {"id": "p1", "fandoms": ["f1", "f2"], "pair": ["known one", "unknown one"]},
-        {"id": "p2", "fandoms": ["f3", "f3"], "pair": ["known two", "unknown two"]}])
+    _write_jsonl(
+        tmp_path / "pairs.jsonl",
+        [
+            {"id": "p1", "fandoms": ["f1", "f2"], "pair": ["known one", "unknown one"]},
+            {"id": "p2", "fandoms": ["f3", "f3"], "pair": ["known two", "unknown two"]},
+        ],
+    )
     unlabelled = load_pan20_format(tmp_path)
     assert not unlabelled.labelled and unlabelled.known == [["known one"], ["known two"]]
-    _write_jsonl(tmp_path / "truth.jsonl", [{"id": "p1", "same": True, "authors": ["a", "a"]},
-                                            {"id": "p2", "same": False, "authors": ["b", "c"]}])
+    _write_jsonl(
+        tmp_path / "truth.jsonl",
+        [
+            {"id": "p1", "same": True, "authors": ["a", "a"]},
+            {"id": "p2", "same": False, "authors": ["b", "c"]},
+        ],
+    )
     ps = load_pan20_format(tmp_path)
     assert list(ps.labels) == [True, False] and ps.frame["authors"][1] == ["b", "c"]
     _write_jsonl(tmp_path / "truth.jsonl", [{"id": "p1", "same": True}])
@@ -137,6 +163,7 @@ def test_corpus_api():
 
 # ---- real data --------------------------------------------------------------------------
 
+
 def test_pan14_known_documents_are_kept_separate(dataset):
     ps = dataset("pan14_av/sp_articles", normalize_newlines=False)
     assert isinstance(ps, PairSet) and len(ps) == 200
@@ -154,7 +181,9 @@ def test_pan14_subcorpora_and_splits(dataset):
     assert len(en) == 200 and en.labels.sum() == 100
     assert set(en.frame["corpus"]) == {"en_novels"}
     assert [(s.name, s.before, s.after) for s in en.history] == [
-        ("split=test", 1442, 746), ("corpus=en_novels", 746, 200)]
+        ("split=test", 1442, 746),
+        ("corpus=en_novels", 746, 200),
+    ]
 
 
 def test_real_corpora_counts_match_their_source_notes(dataset):
@@ -181,6 +210,7 @@ def test_repeated_loads_share_the_parse_but_not_the_table(tiny_root):
 def test_dataset_table_prints_counts_as_integers(capsys):
     # a texts row and a pairs row: each lacks the other's counts, which made them floats
     from stylo.datasets.__main__ import main
+
     for name in ["federalist", "pan13_av_en"]:
         try:
             load(name)
@@ -195,6 +225,7 @@ def test_dataset_table_prints_counts_as_integers(capsys):
 
 # ---- duplicate ids, byte order marks, empty files ----------------------------------------
 
+
 def test_duplicate_text_id_names_file_line_and_id(tiny_root):
     with open(tiny_root / "texts.jsonl", "a", encoding="utf-8") as fh:
         fh.write('{"id": "t3", "author": "a", "text": "again"}\n')
@@ -204,8 +235,10 @@ def test_duplicate_text_id_names_file_line_and_id(tiny_root):
 
 def test_duplicate_pair_id_names_file_line_and_id(tmp_path, monkeypatch):
     (tmp_path / "pan15_av_en").mkdir()
-    _write_jsonl(tmp_path / "pan15_av_en" / "pairs.jsonl",
-                 [{"id": f"p{i % 2}", "pair": ["known", "unknown"]} for i in range(3)])
+    _write_jsonl(
+        tmp_path / "pan15_av_en" / "pairs.jsonl",
+        [{"id": f"p{i % 2}", "pair": ["known", "unknown"]} for i in range(3)],
+    )
     monkeypatch.setenv("STYLO_DATA", str(tmp_path))
     with pytest.raises(DataError, match=r"pairs\.jsonl:3: duplicate id 'p0' \(first on line 1\)"):
         load("pan15_av_en", verify=False)

@@ -21,20 +21,31 @@ from stylo.features.distances import (
 )
 
 PAIRED = {"minmax": paired_minmax, "cosine": paired_cosine, "manhattan": paired_manhattan}
-PAIRWISE = {"minmax": pairwise_minmax, "cosine": pairwise_cosine,
-            "manhattan": pairwise_manhattan}
+PAIRWISE = {"minmax": pairwise_minmax, "cosine": pairwise_cosine, "manhattan": pairwise_manhattan}
 
 # sparse-ish count matrices with zero rows
-counts = st.integers(1, 6).flatmap(lambda f: st.tuples(
-    arrays(np.int64, st.tuples(st.integers(0, 5), st.just(f)),
-           elements=st.sampled_from([0, 0, 0, 1, 2, 7])),
-    arrays(np.int64, st.tuples(st.integers(0, 5), st.just(f)),
-           elements=st.sampled_from([0, 0, 1, 3]))))
+counts = st.integers(1, 6).flatmap(
+    lambda f: st.tuples(
+        arrays(
+            np.int64,
+            st.tuples(st.integers(0, 5), st.just(f)),
+            elements=st.sampled_from([0, 0, 0, 1, 2, 7]),
+        ),
+        arrays(
+            np.int64,
+            st.tuples(st.integers(0, 5), st.just(f)),
+            elements=st.sampled_from([0, 0, 1, 3]),
+        ),
+    )
+)
 
 
 @settings(max_examples=40, deadline=None)
-@given(pair=counts, kind=st.sampled_from(["minmax", "cosine", "manhattan"]),
-       n_jobs=st.sampled_from([1, 2]))
+@given(
+    pair=counts,
+    kind=st.sampled_from(["minmax", "cosine", "manhattan"]),
+    n_jobs=st.sampled_from([1, 2]),
+)
 def test_pairwise_and_paired_agree_with_reference(pair, kind, n_jobs):
     A, B = pair
     got = PAIRWISE[kind](sp.csr_matrix(A), sp.csr_matrix(B), n_jobs=n_jobs)
@@ -71,17 +82,20 @@ def test_minmax_edge_cases_and_errors():
         paired_manhattan(x, sp.csr_matrix([[1, 2, 0], [0, 0, 1]]))
     with pytest.raises(ValueError, match="NaN"):
         paired_cosine(sp.csr_matrix([[np.nan, 1, 0]]), x)
-    stored_zero = sp.csr_matrix((np.array([0.0, 2.0]), np.array([0, 2]), np.array([0, 2])),
-                                shape=(1, 3))
+    stored_zero = sp.csr_matrix(
+        (np.array([0.0, 2.0]), np.array([0, 2]), np.array([0, 2])), shape=(1, 3)
+    )
     # [0, 0, 2] vs [1, 2, 1]: sum min 1, sum max 5
     assert paired_minmax(stored_zero, sp.csr_matrix([[1, 2, 1]]))[0] == pytest.approx(0.2)
     assert stored_zero.nnz == 2  # the caller's matrix is not modified
 
 
 @settings(max_examples=30, deadline=None)
-@given(M=arrays(np.int64, st.tuples(st.integers(3, 7), st.integers(2, 6)),
-                elements=st.integers(0, 9)),
-       k=st.integers(1, 6), kind=st.sampled_from(["burrows", "argamon", "cosine", "eder"]))
+@given(
+    M=arrays(np.int64, st.tuples(st.integers(3, 7), st.integers(2, 6)), elements=st.integers(0, 9)),
+    k=st.integers(1, 6),
+    kind=st.sampled_from(["burrows", "argamon", "cosine", "eder"]),
+)
 def test_delta_matches_reference(M, k, kind):
     scaler = DeltaScaler(max_features=k).fit(M)
     Z = scaler.transform(M)
@@ -118,8 +132,9 @@ def test_delta_scaler_validates_like_sklearn_and_names_its_columns():
     s = DeltaScaler(max_features=2).set_output(transform="pandas").fit(M)
     Z = s.transform(M)
     assert list(Z.columns) == ["the", "of"]  # most frequent first
-    np.testing.assert_array_equal(Z.to_numpy(), DeltaScaler(max_features=2).fit(M.to_numpy())
-                                  .transform(M.to_numpy()))
+    np.testing.assert_array_equal(
+        Z.to_numpy(), DeltaScaler(max_features=2).fit(M.to_numpy()).transform(M.to_numpy())
+    )
     assert list(DeltaScaler().fit(M.to_numpy()).get_feature_names_out()) == ["x1", "x0", "x2"]
     with pytest.raises(ValueError, match="Negative values"):
         DeltaScaler().fit(-M)
@@ -140,6 +155,7 @@ def test_pairwise_cosine_dense_and_sparse_parts_match_sklearn():
     A = sp.csr_matrix(dense_a)
     B = sp.csr_matrix((rng.random((120, 500)) < p) * rng.integers(1, 5, (120, 500)))
     from stylo.features.distances import _busy_columns
+
     assert 0 < _busy_columns(A, B).shape[0] < 500
     for n_jobs in (1, 2):
         got = pairwise_cosine(A, B, n_jobs=n_jobs)

@@ -39,12 +39,25 @@ from stylo.features.function_words import CHAR_CLASSES, _class_table
 # letters with case quirks (İ lowers to two code points), combining marks, whitespace of
 # several kinds (tab, NBSP, em space, line separator), apostrophes, emoji with a modifier
 ALPHABET = list("abcAB xyz.,;!?'’-_0123\t\n") + [
-    "\u00a0", "\u2003", "\u2028", "é", "ß", "İ", "Σ", "\u0301", "😀", "👍", "\U0001F3FD", "中",
-    "É", "Ω", "\u01c4"]
+    "\u00a0",
+    "\u2003",
+    "\u2028",
+    "é",
+    "ß",
+    "İ",
+    "Σ",
+    "\u0301",
+    "😀",
+    "👍",
+    "\U0001f3fd",
+    "中",
+    "É",
+    "Ω",
+    "\u01c4",
+]
 texts = st.lists(st.text(alphabet=ALPHABET, max_size=40), min_size=1, max_size=6)
 ranges = st.tuples(st.integers(1, 5), st.integers(0, 3)).map(lambda t: (t[0], t[0] + t[1]))
-FAST = settings(max_examples=30, deadline=None,
-                suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def assert_same(ours, ours_names, theirs, their_names):
@@ -62,8 +75,9 @@ def sklearn_or_error(vec, docs):
 
 
 @FAST
-@given(docs=texts, rng=ranges, analyzer=st.sampled_from(["char", "char_wb"]),
-       lowercase=st.booleans())
+@given(
+    docs=texts, rng=ranges, analyzer=st.sampled_from(["char", "char_wb"]), lowercase=st.booleans()
+)
 def test_char_ngrams_equal_countvectorizer_and_reference(docs, rng, analyzer, lowercase):
     cv = CountVectorizer(analyzer=analyzer, ngram_range=rng, lowercase=lowercase)
     expected, err = sklearn_or_error(cv, docs)
@@ -83,11 +97,11 @@ def test_char_ngrams_equal_countvectorizer_and_reference(docs, rng, analyzer, lo
 
 
 @FAST
-@given(docs=texts, rng=st.sampled_from([(1, 1), (1, 2), (2, 3), (1, 3)]),
-       lowercase=st.booleans())
+@given(docs=texts, rng=st.sampled_from([(1, 1), (1, 2), (2, 3), (1, 3)]), lowercase=st.booleans())
 def test_word_ngrams_equal_countvectorizer_and_reference(docs, rng, lowercase):
-    cv = CountVectorizer(analyzer="word", token_pattern=TOKEN_PATTERN, ngram_range=rng,
-                         lowercase=lowercase)
+    cv = CountVectorizer(
+        analyzer="word", token_pattern=TOKEN_PATTERN, ngram_range=rng, lowercase=lowercase
+    )
     expected, err = sklearn_or_error(cv, docs)
     ours = WordNgrams(rng, lowercase=lowercase)
     if err is not None:
@@ -106,15 +120,21 @@ long_texts = st.lists(st.text(alphabet=ALPHABET, max_size=150), min_size=1, max_
 
 
 @FAST
-@given(docs=long_texts, rng=ranges, analyzer=st.sampled_from(["char", "char_wb", "word"]),
-       lowercase=st.booleans(), piece=st.integers(1, 9), n_jobs=st.sampled_from([1, 2]))
+@given(
+    docs=long_texts,
+    rng=ranges,
+    analyzer=st.sampled_from(["char", "char_wb", "word"]),
+    lowercase=st.booleans(),
+    piece=st.integers(1, 9),
+    n_jobs=st.sampled_from([1, 2]),
+)
 def test_documents_counted_in_pieces_equal_countvectorizer_and_reference(
-        docs, rng, analyzer, lowercase, piece, n_jobs):
+    docs, rng, analyzer, lowercase, piece, n_jobs
+):
     """Documents counted a few symbols at a time (ngrams._DOC_PIECE; from text at least
     2 * max_n + 2 symbols): n-grams across piece boundaries, whitespace runs and words cut by
     them are counted once, as by CountVectorizer and the reference; also in transform."""
     from unittest import mock
-
 
     if analyzer == "word":
         rng = (min(rng[0], 3), min(rng[1], 3))
@@ -138,15 +158,25 @@ def test_documents_counted_in_pieces_equal_countvectorizer_and_reference(
 
 
 def test_tokeniser_is_documented_pattern():
-    assert tokenize("I don't  know o'clock 'tis x' _a1 é́") == \
-        ["I", "don't", "know", "o'clock", "tis", "x", "_a1", "é"]  # U+0301 is not \w
+    assert tokenize("I don't  know o'clock 'tis x' _a1 é́") == [
+        "I",
+        "don't",
+        "know",
+        "o'clock",
+        "tis",
+        "x",
+        "_a1",
+        "é",
+    ]  # U+0301 is not \w
 
 
 def corpus(n=200, seed=0):
     rng = np.random.default_rng(seed)
     words = ["the", "a", "of", "Über", "naïve", "😀", "don't", "I", "x", "and", "to", "中文"]
-    return [" ".join(rng.choice(words, size=rng.integers(0, 60))) + rng.choice([".", "!", ""])
-            for _ in range(n)]
+    return [
+        " ".join(rng.choice(words, size=rng.integers(0, 60))) + rng.choice([".", "!", ""])
+        for _ in range(n)
+    ]
 
 
 @pytest.mark.parametrize("analyzer", ["char", "char_wb"])
@@ -165,16 +195,24 @@ def test_very_long_document_and_empty_rows(n_jobs):
     """Long documents counted whole and in pieces of ngrams._DOC_PIECE = 4096 symbols."""
     from unittest import mock
 
-
     rng = np.random.default_rng(1)
     long_doc = "".join(rng.choice(ALPHABET, size=30_000))
     words = " ".join(rng.choice(["the", "a", "Über", "😀", "x", "don't"], size=20_000))
-    cases = [(CharNgrams((2, 5), analyzer=a, n_jobs=n_jobs),
-              CountVectorizer(analyzer=a, ngram_range=(2, 5)), ["", long_doc, "", "ab"])
-             for a in ("char", "char_wb")]
-    cases.append((WordNgrams((1, 3), n_jobs=n_jobs),
-                  CountVectorizer(token_pattern=TOKEN_PATTERN, ngram_range=(1, 3)),
-                  ["", words, "a b"]))
+    cases = [
+        (
+            CharNgrams((2, 5), analyzer=a, n_jobs=n_jobs),
+            CountVectorizer(analyzer=a, ngram_range=(2, 5)),
+            ["", long_doc, "", "ab"],
+        )
+        for a in ("char", "char_wb")
+    ]
+    cases.append(
+        (
+            WordNgrams((1, 3), n_jobs=n_jobs),
+            CountVectorizer(token_pattern=TOKEN_PATTERN, ngram_range=(1, 3)),
+            ["", words, "a b"],
+        )
+    )
     for ours, cv, docs in cases:
         expected = cv.fit_transform(docs)
         for piece in (ngrams._DOC_PIECE, 4096):
@@ -192,29 +230,53 @@ def test_hash_table_grows_across_documents(n_jobs):
     docs = ["".join(rng.choice(list("abcdefghij éü😀"), size=500)) for _ in range(400)]
     cv = CountVectorizer(analyzer="char", ngram_range=(3, 5))
     ours = CharNgrams((3, 5), n_jobs=n_jobs)
-    assert_same(ours.fit_transform(docs), ours.get_feature_names_out(), cv.fit_transform(docs),
-                cv.get_feature_names_out())
+    assert_same(
+        ours.fit_transform(docs),
+        ours.get_feature_names_out(),
+        cv.fit_transform(docs),
+        cv.get_feature_names_out(),
+    )
     assert len(cv.vocabulary_) > 1 << 16
     cv = CountVectorizer(token_pattern=TOKEN_PATTERN, ngram_range=(1, 2))
     ours = WordNgrams((1, 2), n_jobs=n_jobs)
-    assert_same(ours.fit_transform(docs), ours.get_feature_names_out(), cv.fit_transform(docs),
-                cv.get_feature_names_out())
+    assert_same(
+        ours.fit_transform(docs),
+        ours.get_feature_names_out(),
+        cv.fit_transform(docs),
+        cv.get_feature_names_out(),
+    )
 
 
-@pytest.mark.parametrize("params", [dict(min_df=2), dict(max_df=0.5), dict(min_df=0.1, max_df=30),
-                                    dict(max_features=50), dict(max_features=7, binary=True),
-                                    dict(binary=True)])
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(min_df=2),
+        dict(max_df=0.5),
+        dict(min_df=0.1, max_df=30),
+        dict(max_features=50),
+        dict(max_features=7, binary=True),
+        dict(binary=True),
+    ],
+)
 @pytest.mark.parametrize("n_jobs", [1, 3])  # pruned entries leave gaps between chunks
 def test_pruning_matches_countvectorizer(params, n_jobs):
     docs = corpus(150, seed=3)
     cv = CountVectorizer(analyzer="char", ngram_range=(1, 3), **params)
     ours = CharNgrams((1, 3), n_jobs=n_jobs, **params)
-    assert_same(ours.fit_transform(docs), ours.get_feature_names_out(),
-                cv.fit_transform(docs), cv.get_feature_names_out())
+    assert_same(
+        ours.fit_transform(docs),
+        ours.get_feature_names_out(),
+        cv.fit_transform(docs),
+        cv.get_feature_names_out(),
+    )
     cvw = CountVectorizer(token_pattern=TOKEN_PATTERN, ngram_range=(1, 2), **params)
     ow = WordNgrams((1, 2), n_jobs=n_jobs, **params)
-    assert_same(ow.fit_transform(docs), ow.get_feature_names_out(),
-                cvw.fit_transform(docs), cvw.get_feature_names_out())
+    assert_same(
+        ow.fit_transform(docs),
+        ow.get_feature_names_out(),
+        cvw.fit_transform(docs),
+        cvw.get_feature_names_out(),
+    )
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2, 3])
@@ -223,25 +285,39 @@ def test_fixed_vocabulary_matches_countvectorizer(n_jobs):
     vocab = {"th": 2, "e ": 0, "😀": 1, "zzzzzzz": 3, "a": 4}
     cv = CountVectorizer(analyzer="char", ngram_range=(1, 3), vocabulary=vocab)
     ours = CharNgrams((1, 3), vocabulary=vocab, n_jobs=n_jobs)
-    assert_same(ours.fit_transform(docs), ours.get_feature_names_out(),
-                cv.fit_transform(docs), cv.get_feature_names_out())
+    assert_same(
+        ours.fit_transform(docs),
+        ours.get_feature_names_out(),
+        cv.fit_transform(docs),
+        cv.get_feature_names_out(),
+    )
     wv = ["the", "of the", "i", "don't", "never seen"]
     cvw = CountVectorizer(token_pattern=TOKEN_PATTERN, ngram_range=(1, 2), vocabulary=wv)
     ow = WordNgrams((1, 2), vocabulary=wv, n_jobs=n_jobs)
-    assert_same(ow.fit_transform(docs), ow.get_feature_names_out(),
-                cvw.fit_transform(docs), cvw.get_feature_names_out())
+    assert_same(
+        ow.fit_transform(docs),
+        ow.get_feature_names_out(),
+        cvw.fit_transform(docs),
+        cvw.get_feature_names_out(),
+    )
 
 
-@pytest.mark.parametrize("params", [dict(use_idf=True), dict(norm="l2"),
-                                    dict(use_idf=True, smooth_idf=False, sublinear_tf=True,
-                                         norm="l1")])
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(use_idf=True),
+        dict(norm="l2"),
+        dict(use_idf=True, smooth_idf=False, sublinear_tf=True, norm="l1"),
+    ],
+)
 def test_tfidf_options_match_tfidfvectorizer(params):
     docs = corpus(80) + [""]
     full = dict(use_idf=False, norm=None, smooth_idf=True, sublinear_tf=False) | params
     ref = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 3), **full).fit(docs[:60])
     ours = CharNgrams((2, 3), analyzer="char_wb", **full).fit(docs[:60])
-    np.testing.assert_allclose(ours.transform(docs).toarray(), ref.transform(docs).toarray(),
-                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        ours.transform(docs).toarray(), ref.transform(docs).toarray(), rtol=1e-12, atol=1e-12
+    )
 
 
 def test_fallback_beyond_63_bits_stays_exact():
@@ -278,22 +354,29 @@ RANGE = r"ngram_range must be \(min_n, max_n\) with 1 <= min_n <= max_n, got "
 FRACTION = r"must be an int >= 0 or a float in \[0, 1\], got "
 
 
-@pytest.mark.parametrize(("params", "message"), [
-    (dict(ngram_range=(0, 2)), RANGE + r"\(0, 2\)"),
-    (dict(ngram_range=(3, 2)), RANGE + r"\(3, 2\)"),
-    (dict(ngram_range=(1.0, 2)), RANGE + r"\(1\.0, 2\)"),
-    (dict(ngram_range=3), RANGE + "3"),
-    (dict(analyzer="word"), r"analyzer must be one of \('char', 'char_wb'\), got 'word'"),
-    (dict(min_df=-1), "min_df " + FRACTION + "-1"),
-    (dict(max_df=1.5), "max_df " + FRACTION + r"1\.5"),
-    (dict(max_features=0), "max_features must be a positive int or None, got 0"),
-    (dict(norm="l3"), "norm must be None, 'l1' or 'l2', got 'l3'"),
-    (dict(use_idf=True, dtype=np.int64), "dtype must be a float dtype, got int64"),
-    (dict(n_jobs=0), "n_jobs must be a non-zero int or None, got 0"),
-    (dict(vocabulary=[]), "empty vocabulary passed to fit"),
-    (dict(vocabulary=["a", "a"]), "vocabulary contains repeated terms"),
-    (dict(vocabulary={"a": 0, "b": 2}), r"vocabulary indices must be 0 \.\. len\(vocabulary\) - 1"),
-    (dict(min_df=5, max_df=2), "max_df corresponds to < documents than min_df")])
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        (dict(ngram_range=(0, 2)), RANGE + r"\(0, 2\)"),
+        (dict(ngram_range=(3, 2)), RANGE + r"\(3, 2\)"),
+        (dict(ngram_range=(1.0, 2)), RANGE + r"\(1\.0, 2\)"),
+        (dict(ngram_range=3), RANGE + "3"),
+        (dict(analyzer="word"), r"analyzer must be one of \('char', 'char_wb'\), got 'word'"),
+        (dict(min_df=-1), "min_df " + FRACTION + "-1"),
+        (dict(max_df=1.5), "max_df " + FRACTION + r"1\.5"),
+        (dict(max_features=0), "max_features must be a positive int or None, got 0"),
+        (dict(norm="l3"), "norm must be None, 'l1' or 'l2', got 'l3'"),
+        (dict(use_idf=True, dtype=np.int64), "dtype must be a float dtype, got int64"),
+        (dict(n_jobs=0), "n_jobs must be a non-zero int or None, got 0"),
+        (dict(vocabulary=[]), "empty vocabulary passed to fit"),
+        (dict(vocabulary=["a", "a"]), "vocabulary contains repeated terms"),
+        (
+            dict(vocabulary={"a": 0, "b": 2}),
+            r"vocabulary indices must be 0 \.\. len\(vocabulary\) - 1",
+        ),
+        (dict(min_df=5, max_df=2), "max_df corresponds to < documents than min_df"),
+    ],
+)
 def test_invalid_parameters_raise_at_fit_not_init(params, message):
     m = CharNgrams(**params)  # storing never fails
     with pytest.raises(ValueError, match=message):
@@ -309,6 +392,7 @@ def test_sklearn_composition_pickle_and_unfitted():
     c = clone(CharNgrams((2, 3), min_df=2))
     assert c.get_params()["ngram_range"] == (2, 3)
     from sklearn.exceptions import NotFittedError
+
     with pytest.raises(NotFittedError, match="is not fitted yet"):
         CharNgrams().transform(docs)
     with warnings.catch_warnings():
@@ -317,8 +401,10 @@ def test_sklearn_composition_pickle_and_unfitted():
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 3000), st.integers(0, 3000)), min_size=1, max_size=4),
-       st.integers(1, 3))
+@given(
+    st.lists(st.tuples(st.integers(0, 3000), st.integers(0, 3000)), min_size=1, max_size=4),
+    st.integers(1, 3),
+)
 def test_entries_pack_moves_chunks_together_exactly(chunks, n_pieces):
     """EntryStore.pack == concatenating each chunk's used entries (overlapping moves included;
     chunk 0 of several written at the end of its region)."""
@@ -331,12 +417,12 @@ def test_entries_pack_moves_chunks_together_exactly(chunks, n_pieces):
     for k, n in enumerate(sizes):
         ids, counts = entries.region(k)
         first = ids.shape[0] - n if entries.at_end(k) else 0
-        ids[first:first + n] = rng.integers(0, 2**31 - 1, n)
-        counts[first:first + n] = rng.integers(0, 2**62, n)
+        ids[first : first + n] = rng.integers(0, 2**31 - 1, n)
+        counts[first : first + n] = rng.integers(0, 2**62, n)
         used_ids, used_counts = entries.used(k, n)
         want_ids.append(used_ids.copy())
         want_counts.append(used_counts.copy())
-        assert np.array_equal(used_ids, ids[first:first + n])
+        assert np.array_equal(used_ids, ids[first : first + n])
     serial = lambda f, xs: [f(x) for x in xs]  # noqa: E731
     total = entries.pack(sizes, serial, n_pieces)
     ids, counts = entries.packed(total)
@@ -367,9 +453,11 @@ def test_codepoint_lowercasing_table_is_str_lower():
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.lists(st.integers(0, 399), max_size=80, unique=True), min_size=1,
-                max_size=5),
-       st.sampled_from([400, 2000, 100_000, 5_000_000]), st.integers(0, 2**31 - 1))
+@given(
+    st.lists(st.lists(st.integers(0, 399), max_size=80, unique=True), min_size=1, max_size=5),
+    st.sampled_from([400, 2000, 100_000, 5_000_000]),
+    st.integers(0, 2**31 - 1),
+)
 def test_remap_rows_kernel_matches_reference(rows, n_cols, seed):
     """remap_rows (map local ids to columns, drop unmapped, radix-sort each row in 1, 2 or
     3 passes) == the same in Python."""
@@ -380,44 +468,57 @@ def test_remap_rows_kernel_matches_reference(rows, n_cols, seed):
     ids = np.array([i for r in rows for i in r], dtype=np.int32)
     counts = rng.integers(1, 1000, ids.shape[0]).astype(np.int64)
     starts = np.cumsum([0] + [len(r) for r in rows[:-1]])
-    want = [sorted((int(local_to_col[i]), int(c)) for i, c in zip(r, counts[a:a + len(r)])
-                   if local_to_col[i] >= 0) for r, a in zip(rows, starts, strict=True)]
+    want = [
+        sorted(
+            (int(local_to_col[i]), int(c))
+            for i, c in zip(r, counts[a : a + len(r)])
+            if local_to_col[i] >= 0
+        )
+        for r, a in zip(rows, starts, strict=True)
+    ]
     row_nnz = np.array([len(r) for r in rows], dtype=np.int64)
     out_nnz, nnz = remap_rows(row_nnz, ids, counts, local_to_col, n_cols)
     got, at = [], 0
     for m in out_nnz:
-        got.append(list(zip(ids[at:at + m].tolist(), counts[at:at + m].tolist(), strict=True)))
+        got.append(list(zip(ids[at : at + m].tolist(), counts[at : at + m].tolist(), strict=True)))
         at += m
     assert at == nnz and got == want
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.integers(-2**62, 2**62), unique=True, max_size=60),
-       st.lists(st.integers(-2**62, 2**62), unique=True, max_size=60),
-       st.lists(st.integers(0, 20), unique=True, max_size=15))
+@given(
+    st.lists(st.integers(-(2**62), 2**62), unique=True, max_size=60),
+    st.lists(st.integers(-(2**62), 2**62), unique=True, max_size=60),
+    st.lists(st.integers(0, 20), unique=True, max_size=15),
+)
 def test_merge_sorted_kernel_matches_reference(a, b, shared):
     """merge_sorted (union of two sorted key arrays and where each key went) == a sorted
     set union in Python, including keys present in both."""
 
     a = sorted(set(a) | set(shared))
     b = sorted(set(b) | set(shared[::2]))
-    union, pos_a, pos_b = merge_sorted(np.array(a, dtype=np.int64),
-                                         np.array(b, dtype=np.int64))
+    union, pos_a, pos_b = merge_sorted(np.array(a, dtype=np.int64), np.array(b, dtype=np.int64))
     want = merge_sorted_reference(a, b)
     assert (union.tolist(), pos_a.tolist(), pos_b.tolist()) == want
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.integers(0, 40), unique=True, max_size=30), st.randoms(use_true_random=False),
-       st.booleans())
+@given(
+    st.lists(st.integers(0, 40), unique=True, max_size=30),
+    st.randoms(use_true_random=False),
+    st.booleans(),
+)
 def test_local_columns_kernel_matches_reference(pos, rnd, with_col):
     """local_columns: ``out[order[j]] = col[pos[j]]`` (or ``pos[j]`` with an empty col)."""
 
     order = list(range(len(pos)))
     rnd.shuffle(order)
     col = [rnd.randint(-1, 99) for _ in range(41)] if with_col else []
-    out = local_columns(np.array(order, dtype=np.int64), np.array(pos, dtype=np.int64),
-                          np.array(col, dtype=np.int32))
+    out = local_columns(
+        np.array(order, dtype=np.int64),
+        np.array(pos, dtype=np.int64),
+        np.array(col, dtype=np.int32),
+    )
     want = [0] * len(pos)
     for j, local in enumerate(order):
         want[local] = col[pos[j]] if with_col else pos[j]
@@ -425,8 +526,13 @@ def test_local_columns_kernel_matches_reference(pos, rnd, with_col):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.text(alphabet=ALPHABET + ["\ud800", "\U0010ffff", "7", "Z"], max_size=30),
-                min_size=1, max_size=5))
+@given(
+    st.lists(
+        st.text(alphabet=ALPHABET + ["\ud800", "\U0010ffff", "7", "Z"], max_size=30),
+        min_size=1,
+        max_size=5,
+    )
+)
 def test_class_counts_kernel_matches_reference(docs):
     """class_counts on UTF-8 (lone surrogates included) == counting each code point's class
     in Python."""
@@ -441,9 +547,14 @@ def test_class_counts_kernel_matches_reference(docs):
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.lists(st.text(alphabet=ALPHABET + ["\ud800", "\u212a", "\u023a", "D"], max_size=40),
-                min_size=1, max_size=6),
-       st.booleans())
+@given(
+    st.lists(
+        st.text(alphabet=ALPHABET + ["\ud800", "\u212a", "\u023a", "D"], max_size=40),
+        min_size=1,
+        max_size=6,
+    ),
+    st.booleans(),
+)
 def test_tokenize_text_kernel_matches_reference(docs, lowercase):
     """tokenize_text (via TokenChunk): the tokens of each document, lowered or not, are
     those of the reference tokeniser on ``str.lower()`` of it (Kelvin sign and U+023A change
@@ -483,9 +594,16 @@ def test_tokens_beyond_initial_tables_and_deep_prefixes():
 
 
 # tokens sharing 8- and 16-byte prefixes exercise every digit of the radix sort
-token_lists = st.lists(st.tuples(st.sampled_from(["", "abcdefgh", "abcdefghijklmnop", "é€"]),
-                                 st.text(alphabet="aAbé€😀_1", max_size=12))
-                       .map("".join).filter(bool), max_size=60, unique=True)
+token_lists = st.lists(
+    st.tuples(
+        st.sampled_from(["", "abcdefgh", "abcdefghijklmnop", "é€"]),
+        st.text(alphabet="aAbé€😀_1", max_size=12),
+    )
+    .map("".join)
+    .filter(bool),
+    max_size=60,
+    unique=True,
+)
 
 
 @settings(max_examples=80, deadline=None)
@@ -502,23 +620,30 @@ def test_sort_merge_and_match_token_kernels_match_reference(a, b, data):
     want = merge_sorted_reference(sa, sb)
     assert (token_strings(union), pos_a.tolist(), pos_b.tolist()) == want
     assert off_u.tolist() == token_buffer(want[0])[1].tolist()
-    ids = np.array(data.draw(st.lists(st.integers(0, max(len(a) - 1, 0)),
-                                      max_size=30 if a else 0)), dtype=np.int32)
+    ids = np.array(
+        data.draw(st.lists(st.integers(0, max(len(a) - 1, 0)), max_size=30 if a else 0)),
+        dtype=np.int32,
+    )
     sym = token_symbols(*token_buffer(sb), buf, off, order, ids)
     index = {t: i + 1 for i, t in enumerate(sb)}
     assert sym.tolist() == [index.get(a[i], 0) for i in ids]
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.text(alphabet=ALPHABET + ["\ud800", "\udfff", "\U0010ffff"], max_size=30),
-                min_size=1, max_size=5),
-       st.booleans(), st.integers(3, 9))
+@given(
+    st.lists(
+        st.text(alphabet=ALPHABET + ["\ud800", "\udfff", "\U0010ffff"], max_size=30),
+        min_size=1,
+        max_size=5,
+    ),
+    st.booleans(),
+    st.integers(3, 9),
+)
 def test_utf8_scan_and_segments_kernels_match_reference(docs, word_bounded, limit):
     """scan_text / text_segments on UTF-8 bytes (lone surrogates included) == the code
     points of the reference's segments: whitespace runs collapsed, or space-padded words;
     also when decoded ``limit`` symbols at a time, each open segment carried over."""
     import re
-
 
     chunk = TextChunk(docs, word_bounded)
     assert np.flatnonzero(chunk.present).tolist() == sorted({ord(c) for d in docs for c in d})
@@ -527,17 +652,27 @@ def test_utf8_scan_and_segments_kernels_match_reference(docs, word_bounded, limi
     n_sym = n_seg = 0
     for d, doc in enumerate(docs):
         a, b = chunk.doc_off[d], chunk.doc_off[d + 1]
-        want = ([f" {w} " for w in doc.split()] if word_bounded
-                else [re.sub(r"\s\s+", " ", doc)])
+        want = [f" {w} " for w in doc.split()] if word_bounded else [re.sub(r"\s\s+", " ", doc)]
         for lim in (limit, 2 * (b - a) + 2):  # in pieces, then the whole document
             sym = np.empty(2 * (b - a) + 3, dtype=np.int32)
             seg_off = np.empty((b - a) // 2 + 4, dtype=np.int64)
             got, at, held, inside, before = [], a, 0, False, ""
             while True:
-                n, held, at, inside = text_segments(chunk.text, at, b, identity, space,
-                                                      np.int32(32), word_bounded, inside, sym,
-                                                      held, seg_off, lim)
-                segs = ["".join(map(chr, sym[seg_off[k]:seg_off[k + 1]])) for k in range(n)]
+                n, held, at, inside = text_segments(
+                    chunk.text,
+                    at,
+                    b,
+                    identity,
+                    space,
+                    np.int32(32),
+                    word_bounded,
+                    inside,
+                    sym,
+                    held,
+                    seg_off,
+                    lim,
+                )
+                segs = ["".join(map(chr, sym[seg_off[k] : seg_off[k + 1]])) for k in range(n)]
                 if at == b:
                     got += [before + segs[0], *segs[1:]] if segs else []
                     break
@@ -547,10 +682,10 @@ def test_utf8_scan_and_segments_kernels_match_reference(docs, word_bounded, limi
                 if inside or not word_bounded:
                     # the open segment: its last two symbols are carried, as count_text carries
                     # max_n of them, the rest kept aside
-                    open_seg = sym[seg_off[n]:held].copy()
+                    open_seg = sym[seg_off[n] : held].copy()
                     before += "".join(map(chr, open_seg[:-2]))
                     held = min(2, open_seg.shape[0])
-                    sym[:held] = open_seg[open_seg.shape[0] - held:]
+                    sym[:held] = open_seg[open_seg.shape[0] - held :]
                 else:
                     held = 0
             assert got == want

@@ -28,11 +28,17 @@ ESTIMATORS = [CharNgrams(), WordNgrams(), FunctionWords(), TextDistortion(), Ent
 # applicable to text: they generate numeric 2-D arrays (make_blobs), and scikit-learn itself
 # skips them for estimators tagged input_tags.two_d_array=False (as CountVectorizer's inputs
 # are). test_text_contract below checks the same properties on text.
-API_CHECKS = [ec.check_estimator_cloneable, ec.check_estimator_repr,
-              ec.check_no_attributes_set_in_init,
-              ec.check_do_not_raise_errors_in_init_or_set_params,
-              ec.check_mixin_order, ec.check_valid_tag_types, ec.check_estimator_tags_renamed,
-              ec.check_get_params_invariance, ec.check_set_params]
+API_CHECKS = [
+    ec.check_estimator_cloneable,
+    ec.check_estimator_repr,
+    ec.check_no_attributes_set_in_init,
+    ec.check_do_not_raise_errors_in_init_or_set_params,
+    ec.check_mixin_order,
+    ec.check_valid_tag_types,
+    ec.check_estimator_tags_renamed,
+    ec.check_get_params_invariance,
+    ec.check_set_params,
+]
 
 
 @pytest.mark.parametrize("est", ESTIMATORS, ids=lambda e: type(e).__name__)
@@ -41,8 +47,12 @@ def test_sklearn_api_checks(est, check):
     check(type(est).__name__, est)
 
 
-DOCS = ["The cat sat on the mat, didn't it?", "", "Alice met Bob in Paris in 1999.",
-        "I think that THE END is near... upon my word!"]
+DOCS = [
+    "The cat sat on the mat, didn't it?",
+    "",
+    "Alice met Bob in Paris in 1999.",
+    "I think that THE END is near... upon my word!",
+]
 
 
 @pytest.mark.parametrize("est", ESTIMATORS, ids=lambda e: type(e).__name__)
@@ -64,11 +74,13 @@ def test_text_contract(est):
 def test_function_words_list_is_documented_and_complete():
     words = function_words("en")
     assert len(words) == len(set(words)) and all(w == w.lower() for w in words)
-    mosteller_wallace = ("a all also an and any are as at be been but by can do down even every "
-                         "for from had has have her his if in into is it its may more must my "
-                         "no not now of on one only or our shall should so some such than that "
-                         "the their then there things this to up upon was were what when which "
-                         "who will with would your").split()
+    mosteller_wallace = (
+        "a all also an and any are as at be been but by can do down even every "
+        "for from had has have her his if in into is it its may more must my "
+        "no not now of on one only or our shall should so some such than that "
+        "the their then there things this to up upon was were what when which "
+        "who will with would your"
+    ).split()
     assert len(mosteller_wallace) == 70 and set(mosteller_wallace) <= set(words)
     with pytest.raises(ValueError, match="language"):
         FunctionWords(language="xx").fit(DOCS)
@@ -87,9 +99,10 @@ def test_function_word_frequencies_match_reference():
         n = len(doc)
         assert X[r, names.index("punct:,")] == pytest.approx(doc.count(",") / n if n else 0)
         assert X[r, names.index("class:digit")] == pytest.approx(
-            sum(c.isdigit() for c in doc) / n if n else 0)
+            sum(c.isdigit() for c in doc) / n if n else 0
+        )
         if n:
-            assert X[r, -len(CHAR_CLASSES):].sum() == pytest.approx(1.0)
+            assert X[r, -len(CHAR_CLASSES) :].sum() == pytest.approx(1.0)
     assert not X[1].any()
 
 
@@ -100,8 +113,11 @@ def test_function_words_pandas_output_and_column_transformer():
     fw = FunctionWords(punctuation=True, char_classes=True)
     dense = fw.fit_transform(DOCS)
     assert isinstance(dense, np.ndarray) and dense.dtype == np.float64
-    frame = FunctionWords(punctuation=True, char_classes=True).set_output(
-        transform="pandas").fit_transform(DOCS)
+    frame = (
+        FunctionWords(punctuation=True, char_classes=True)
+        .set_output(transform="pandas")
+        .fit_transform(DOCS)
+    )
     assert isinstance(frame, pd.DataFrame)
     assert list(frame.columns) == list(fw.get_feature_names_out())
     assert frame.columns[0] == function_words()[0] and frame.columns[-1] == "class:other"
@@ -126,21 +142,25 @@ def test_text_distortion_dv_ma_and_dv_sa():
     sa = TextDistortion(k=2, method="dv_sa").fit(train)
     assert sa.transform(["The Cow, and 42 pigs."]) == ["The *, and # *."]
     assert TextDistortion(k=0).fit(train).transform(["ab c"]) == ["** *"]
-    with pytest.raises(ValueError, match="method must be \'dv_ma\' or \'dv_sa\', got \'dv_xx\'"):
+    with pytest.raises(ValueError, match="method must be 'dv_ma' or 'dv_sa', got 'dv_xx'"):
         TextDistortion(method="dv_xx").fit(train)
 
 
 def test_entity_masker_rules():
-    out = EntityMasker().fit_transform([
-        "Yesterday I met John in New York. He paid 1,200.50 to NASA, see www.x.org or a@b.com",
-        "Paris is big.\nLondon too, said the BBC."])
+    out = EntityMasker().fit_transform(
+        [
+            "Yesterday I met John in New York. He paid 1,200.50 to NASA, see www.x.org or a@b.com",
+            "Paris is big.\nLondon too, said the BBC.",
+        ]
+    )
     assert out[0] == "Yesterday I met @ in @ @. He paid # to @, see @ or @"
     assert out[1] == "Paris is big.\nLondon too, said the @."
 
 
 def test_masking_in_pipeline_before_extractor():
-    pipe = Pipeline([("mask", EntityMasker()), ("dist", TextDistortion(k=5)),
-                     ("ngrams", CharNgrams((1, 2)))])
+    pipe = Pipeline(
+        [("mask", EntityMasker()), ("dist", TextDistortion(k=5)), ("ngrams", CharNgrams((1, 2)))]
+    )
     X = pipe.fit_transform(DOCS)
     names = set(pipe[-1].get_feature_names_out())
     assert "@" in names and not any(re.search(r"[0-9]", n) for n in names)

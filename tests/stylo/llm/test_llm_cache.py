@@ -9,8 +9,13 @@ import threading
 
 from stylo.llm import ResponseCache, request_key
 
-REQ = {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 8, "temperature": 0.0,
-       "seed": 0, "json_schema": None}
+REQ = {
+    "messages": [{"role": "user", "content": "hi"}],
+    "max_tokens": 8,
+    "temperature": 0.0,
+    "seed": 0,
+    "json_schema": None,
+}
 
 
 def test_key_depends_on_backend_model_and_every_parameter():
@@ -18,9 +23,13 @@ def test_key_depends_on_backend_model_and_every_parameter():
     assert request_key("b", "m", dict(REQ)) == base
     assert request_key("other", "m", REQ) != base
     assert request_key("b", "m2", REQ) != base
-    for field, value in [("max_tokens", 9), ("temperature", 0.5), ("seed", 1),
-                         ("json_schema", {"type": "object"}),
-                         ("messages", [{"role": "user", "content": "hi!"}])]:
+    for field, value in [
+        ("max_tokens", 9),
+        ("temperature", 0.5),
+        ("seed", 1),
+        ("json_schema", {"type": "object"}),
+        ("messages", [{"role": "user", "content": "hi!"}]),
+    ]:
         assert request_key("b", "m", {**REQ, field: value}) != base, field
 
 
@@ -31,8 +40,13 @@ def test_round_trip_persists_across_connections(tmp_path):
     c.put("k", "b", "m", REQ, "answer \u00e9", "length", 12, 3, 0.25)
     c.close()
     got = ResponseCache(path).get("k")
-    assert got == {"text": "answer \u00e9", "finish_reason": "length", "prompt_tokens": 12,
-                   "completion_tokens": 3, "seconds": 0.25}
+    assert got == {
+        "text": "answer \u00e9",
+        "finish_reason": "length",
+        "prompt_tokens": 12,
+        "completion_tokens": 3,
+        "seconds": 0.25,
+    }
 
 
 def test_threads_share_one_cache(tmp_path):
@@ -67,8 +81,9 @@ while True:
 
 def test_writer_killed_mid_run_leaves_a_consistent_cache(tmp_path):
     path = tmp_path / "c.sqlite"
-    proc = subprocess.Popen([sys.executable, "-c", _WRITER, str(path)], stdout=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _WRITER, str(path)], stdout=subprocess.PIPE, text=True
+    )
     try:
         assert proc.stdout.readline().strip() == "ready"
         # killed once it says 50 rows are stored, while it writes more: no clock involved

@@ -27,8 +27,9 @@ def make(server, tmp_path=None, **kw):
 
 def test_answer_with_token_counts_and_time():
     with ScriptedServer() as srv:
-        srv.script.append(("json", chat_body('{"same": false}', prompt_tokens=40,
-                                             completion_tokens=5)))
+        srv.script.append(
+            ("json", chat_body('{"same": false}', prompt_tokens=40, completion_tokens=5))
+        )
         out = make(srv).chat(MSG, max_tokens=8)
     assert out.status == "ok" and out.text == '{"same": false}'
     assert (out.prompt_tokens, out.completion_tokens) == (40, 5)
@@ -39,9 +40,11 @@ def test_answer_with_token_counts_and_time():
 
 def test_429_is_retried_with_backoff_and_retry_after():
     with ScriptedServer() as srv:
-        srv.script += [("status", 429, "slow down", {"Retry-After": "3"}),
-                       ("status", 503, "busy"),
-                       ("json", chat_body('{"same": true}'))]
+        srv.script += [
+            ("status", 429, "slow down", {"Retry-After": "3"}),
+            ("status", 503, "busy"),
+            ("json", chat_body('{"same": true}')),
+        ]
         b = make(srv)
         out = b.chat(MSG)
     assert out.status == "ok" and len(srv.requests) == 3
@@ -66,8 +69,10 @@ def test_timeout_then_success():
     ``sleep`` between attempts), so a slow machine cannot time it out too."""
     released = threading.Event()
     with ScriptedServer() as srv:
-        srv.script += [("wait", released, chat_body('{"same": true}')),
-                       ("json", chat_body('{"same": false}'))]
+        srv.script += [
+            ("wait", released, chat_body('{"same": true}')),
+            ("json", chat_body('{"same": false}')),
+        ]
         b = make(srv, timeout=0.2)
 
         def sleep(delay):
@@ -127,9 +132,13 @@ def test_schema_form_falls_back_and_is_remembered(code):
 
 
 def test_truncated_and_malformed_answers_become_recorded_abstentions(tmp_path):
-    answers = iter([chat_body('{"ranking": [3, 1, 2', finish_reason="length"),
-                    chat_body("I think the second one, definitely"),
-                    chat_body('{"ranking": [2, 2, 1]}')])
+    answers = iter(
+        [
+            chat_body('{"ranking": [3, 1, 2', finish_reason="length"),
+            chat_body("I think the second one, definitely"),
+            chat_body('{"ranking": [2, 2, 1]}'),
+        ]
+    )
     with ScriptedServer(default=lambda req: ("json", next(answers))) as srv:
         m = PromptedLLM(backend=make(srv, tmp_path)).fit()
         s1 = m.rank("query text", ["a", "b", "c"])

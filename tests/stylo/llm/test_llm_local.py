@@ -11,21 +11,28 @@ import pytest
 # skipped without the extra, a failure under CI (conftest.py)
 pytestmark = pytest.mark.extra("llm")
 
-A = ("The committee met on Tuesday to discuss the new budget. Members agreed that spending on "
-     "roads should rise, while the library fund would stay the same for another year.")
-B = ("I honestly loved this film. The acting was superb, the music gave me chills, and the "
-     "ending left the whole theatre in tears. Ten out of ten, would watch again!")
+A = (
+    "The committee met on Tuesday to discuss the new budget. Members agreed that spending on "
+    "roads should rise, while the library fund would stay the same for another year."
+)
+B = (
+    "I honestly loved this film. The acting was superb, the music gave me chills, and the "
+    "ending left the whole theatre in tears. Ten out of ten, would watch again!"
+)
 
 
 @pytest.fixture(scope="module")
 def backend(tmp_path_factory):
     from stylo.llm import LlamaCpp, ResponseCache
-    return LlamaCpp(n_ctx=2048, nll_batch=32,
-                    cache=ResponseCache(tmp_path_factory.mktemp("c") / "c.sqlite"))
+
+    return LlamaCpp(
+        n_ctx=2048, nll_batch=32, cache=ResponseCache(tmp_path_factory.mktemp("c") / "c.sqlite")
+    )
 
 
 def test_structured_chat_gives_valid_json(backend):
     from stylo.llm.prompts import verify_prompt
+
     p = verify_prompt(A, B)
     out = backend.chat(p.messages, max_tokens=16, json_schema=p.schema)
     assert out.status == "ok", out
@@ -45,16 +52,23 @@ def test_batched_token_losses_match_the_full_logits_reference(backend):
     """Our batched per-token losses equal llama-cpp-python's own logits_all evaluation, so
     the KV cache carries the context across forward passes."""
     from llama_cpp import Llama
+
     llm = backend._load()
     tokens = [llm.token_bos()] + backend._tokens(A + "\n\n" + B)
     assert len(tokens) > backend.nll_batch  # more than one forward pass
     llm.reset()
     llm._ctx.kv_cache_clear()
     got, last = backend._decode(llm, tokens, 0)
-    ref_llm = Llama(model_path=backend.model_path, n_ctx=256, n_batch=256, logits_all=True,
-                    n_threads=2, verbose=False)
+    ref_llm = Llama(
+        model_path=backend.model_path,
+        n_ctx=256,
+        n_batch=256,
+        logits_all=True,
+        n_threads=2,
+        verbose=False,
+    )
     ref_llm.eval(tokens)
-    logits = np.asarray(ref_llm.scores[:len(tokens)], dtype=np.float64)
+    logits = np.asarray(ref_llm.scores[: len(tokens)], dtype=np.float64)
     lse = np.log(np.exp(logits - logits.max(1, keepdims=True)).sum(1)) + logits.max(1)
     ref = lse[:-1] - logits[np.arange(len(tokens) - 1), tokens[1:]]
     # the first 32 positions are the same computation; later ones see the context through the
@@ -81,12 +95,12 @@ def test_shared_prefix_equals_each_pair_read_in_one_sequence(backend):
         llm._ctx.kv_cache_clear()
         first_losses, last = backend._decode(llm, prefix, 0)
         losses, _ = backend._decode(llm, b, len(prefix))
-        assert h_first == first_losses[:len(a)].mean()
+        assert h_first == first_losses[: len(a)].mean()
         assert h == (losses.sum() - last[b[0]]) / len(b)
         llm.reset()
         llm._ctx.kv_cache_clear()
         whole, _ = backend._decode(llm, prefix + b, 0)
-        assert h == pytest.approx(whole[len(prefix) - 1:].mean(), abs=0.03)
+        assert h == pytest.approx(whole[len(prefix) - 1 :].mean(), abs=0.03)
     alone = backend._nll_after_impl(A, [seconds[2]], 40)[1]
     assert alone == [h_seconds[2]]  # a second text's result does not depend on its company
 
@@ -104,13 +118,18 @@ def test_reading_a_text_first_makes_its_copy_predictable(backend):
 def test_likelihood_verifier_fits_and_scores(backend):
     from baselines.llm import LikelihoodVerifier
     from stylo.corpus import PairSet
+
     same_b = B.replace("film", "movie").replace("superb", "great")
-    train = PairSet.from_lists([A, B, A, B, same_b, A], [A[::-1][:90] + A[:60], same_b, B, A,
-                               B, same_b], same=[True, True, False, False, True, False])
+    train = PairSet.from_lists(
+        [A, B, A, B, same_b, A],
+        [A[::-1][:90] + A[:60], same_b, B, A, B, same_b],
+        same=[True, True, False, False, True, False],
+    )
     m = LikelihoodVerifier(backend=backend, max_text_tokens=48).fit(train)
     assert m.features_.shape == (6, 2) and m.backend_ is backend
     s = m.score_pairs([A, B], [B, same_b])
     assert s.shape == (2,) and np.all((s >= 0) & (s <= 1))
     with pytest.raises(ValueError, match="both"):
         LikelihoodVerifier(backend=backend, max_text_tokens=48).fit(
-            PairSet.from_lists([A], [B], same=[True]))
+            PairSet.from_lists([A], [B], same=[True])
+        )

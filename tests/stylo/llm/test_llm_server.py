@@ -31,13 +31,32 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def server_url(tmp_path_factory):
     from stylo.llm import default_model_path
+
     port = _free_port()
     log = open(tmp_path_factory.mktemp("server") / "server.log", "w+")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", default_model_path(),
-         "--model_alias", "gemma-3-270m", "--host", "127.0.0.1", "--port", str(port),
-         "--n_ctx", "4096", "--n_threads", "2", "--verbose", "False"],
-        stdout=log, stderr=subprocess.STDOUT)
+        [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            default_model_path(),
+            "--model_alias",
+            "gemma-3-270m",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_ctx",
+            "4096",
+            "--n_threads",
+            "2",
+            "--verbose",
+            "False",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     url = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + 180
@@ -67,13 +86,22 @@ def server_url(tmp_path_factory):
 
 def _backend(url, cache_path):
     from stylo.llm import OpenAICompatible, ResponseCache
-    return OpenAICompatible(url, "gemma-3-270m", api_key_env="", timeout=120, max_retries=1,
-                            max_concurrency=1, cache=ResponseCache(cache_path),
-                            context_window=4096)
+
+    return OpenAICompatible(
+        url,
+        "gemma-3-270m",
+        api_key_env="",
+        timeout=120,
+        max_retries=1,
+        max_concurrency=1,
+        cache=ResponseCache(cache_path),
+        context_window=4096,
+    )
 
 
 def _run_all_tasks(backend):
     from baselines.llm import PromptedLLM
+
     m = PromptedLLM(backend=backend, prompt="general").fit()
     verify = m.score_pairs([QUERY, QUERY], [SAME, OTHER])
     choice = m.choose(QUERY, OTHER, SAME)
@@ -115,21 +143,41 @@ def test_run_all_puts_every_llm_cell_on_the_server(server_url, tmp_path, monkeyp
     from experiments.grid import DatasetSpec, GridSpec
     from experiments.run_all import main
     from stylo.llm import ResponseCache
+
     load_or_skip("imdb62")
     monkeypatch.setenv("STYLO_LLM_CACHE", str(tmp_path / "unused.sqlite"))
-    grid = GridSpec(datasets=[DatasetSpec("imdb62")], seeds=[0],
-                    protocols=["aidbench_one_to_two"], methods=["llm-prompt"],
-                    protocol_params={"aidbench_one_to_two": {"n_triplets": 3}})
-    code = main(["--llm-base-url", server_url, "--llm-model", "gemma-3-270m",
-                 "--llm-api-key-env", "", "--out", str(tmp_path / "out"), "--no-progress",
-                 "--no-plots", "--cache-dir", str(tmp_path)], grid=grid)
+    grid = GridSpec(
+        datasets=[DatasetSpec("imdb62")],
+        seeds=[0],
+        protocols=["aidbench_one_to_two"],
+        methods=["llm-prompt"],
+        protocol_params={"aidbench_one_to_two": {"n_triplets": 3}},
+    )
+    code = main(
+        [
+            "--llm-base-url",
+            server_url,
+            "--llm-model",
+            "gemma-3-270m",
+            "--llm-api-key-env",
+            "",
+            "--out",
+            str(tmp_path / "out"),
+            "--no-progress",
+            "--no-plots",
+            "--cache-dir",
+            str(tmp_path),
+        ],
+        grid=grid,
+    )
     assert code == 0, capsys.readouterr().err
     cache = ResponseCache(tmp_path / "llm_responses.sqlite")
     assert len(cache) == 3  # one question a triplet, each answered by the server
     table = pd.read_csv(tmp_path / "out" / "results.csv")
     port = server_url.split(":")[2].split("/")[0]
     assert set(table["method"]) == {
-        f"llm-prompt (general prompt) [gemma-3-270m @ 127.0.0.1:{port}]"}
+        f"llm-prompt (general prompt) [gemma-3-270m @ 127.0.0.1:{port}]"
+    }
     accuracy = table.loc[table["metric"] == "accuracy", "value"]
     assert len(accuracy) == 1 and accuracy.between(0, 100).all()
 
@@ -143,6 +191,7 @@ def test_likelihoods_from_the_server_equal_the_in_process_model(server_url, tmp_
     Short texts: the server spends about 0.5 s a token on its log-probabilities with Gemma's
     262k vocabulary."""
     from stylo.llm import LlamaCpp
+
     first, second = "Go see it, friends!", "See it now, it is great."
     remote = _backend(server_url, tmp_path / "cache.sqlite").sequence_nll(first, second, 4)
     local = LlamaCpp().sequence_nll(first, second, 4)

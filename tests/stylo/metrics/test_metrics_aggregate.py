@@ -14,8 +14,15 @@ def _results():
     for method, base in (("random", 0.47), ("ngram", 0.80)):
         for metric, shift in (("rank@1", 0.0), ("rank@3", 0.2)):
             for seed, noise in enumerate((-0.01, 0.0, 0.04)):
-                rows.append({"dataset": "mlpapers", "method": method, "metric": metric,
-                             "seed": seed, "value": base + shift + noise})
+                rows.append(
+                    {
+                        "dataset": "mlpapers",
+                        "method": method,
+                        "metric": metric,
+                        "seed": seed,
+                        "value": base + shift + noise,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -35,8 +42,11 @@ def test_mean_std_by_cell():
 
 
 def test_average_first_then_spread_over_seeds():
-    rows = [{"method": "m", "group": g, "seed": s, "value": float(10 * s + g)}
-            for g in range(4) for s in range(3)]
+    rows = [
+        {"method": "m", "group": g, "seed": s, "value": float(10 * s + g)}
+        for g in range(4)
+        for s in range(3)
+    ]
     frame = pd.DataFrame(rows)
     two_stage = mean_std(frame, over="seed", average_first="group")
     per_seed = np.array([np.mean([10 * s + g for g in range(4)]) for s in range(3)])
@@ -77,8 +87,7 @@ def test_bad_tables_raise():
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=2, max_size=12),
-       st.integers(0, 1))
+@given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=2, max_size=12), st.integers(0, 1))
 def test_matches_numpy(values, ddof):
     frame = pd.DataFrame({"cell": "c", "seed": range(len(values)), "value": values})
     out = mean_std(frame, ddof=ddof).iloc[0]

@@ -25,17 +25,21 @@ EXPECTED_KEY = {"pan20": "pan20_official", "pan21": "pan21_evaluator"}
 @pytest.fixture(scope="module")
 def pan20():
     from stylo.datasets import DatasetNotAvailable, load_pan20_labels
+
     try:
         labels = load_pan20_labels()
     except DatasetNotAvailable as exc:
         missing(f"dataset 'pan20_av_test_labels' not available: {exc}")
     truth = dict(zip(labels.truth["id"], labels.truth["same"], strict=True))
-    systems = {name: dict(zip(g["id"], g["value"], strict=True))
-               for name, g in labels.answers.groupby("system")}
+    systems = {
+        name: dict(zip(g["id"], g["value"], strict=True))
+        for name, g in labels.answers.groupby("system")
+    }
     return truth, systems, labels.expected
 
 
 # ------------------------------------------------------------------ official parity
+
 
 @pytest.mark.real_data
 def test_all_13_systems_match_official_numbers_both_versions(pan20):
@@ -92,10 +96,10 @@ def test_degenerate_inputs_give_documented_zeros():
     for version in pan.VERSIONS:
         res = evaluate_all([], [], version=version)
         assert all(v == 0.0 for v in res.values())
-    assert auc([1, 1, 1], [0.2, 0.6, 0.9]) == 0.0          # one class
-    assert f1([1, 0], [0.5, 0.5]) == 0.0                   # nothing answered
-    assert f_05_u([0, 0], [0.1, 0.2]) == 0.0               # zero denominator
-    assert c_at_1([1, 0], [0.5, 0.5]) == 0.0               # nothing answered, nothing right
+    assert auc([1, 1, 1], [0.2, 0.6, 0.9]) == 0.0  # one class
+    assert f1([1, 0], [0.5, 0.5]) == 0.0  # nothing answered
+    assert f_05_u([0, 0], [0.1, 0.2]) == 0.0  # zero denominator
+    assert c_at_1([1, 0], [0.5, 0.5]) == 0.0  # nothing answered, nothing right
     assert evaluate_all(Y, [0.9, None, 0.2, 0.7, 0.4]) == evaluate_all(Y, S)  # None = missing
 
 
@@ -114,8 +118,9 @@ def test_bad_input_raises_clear_errors():
 
 # ------------------------------------------------------------------ properties
 
-scores = st.one_of(st.just(0.5), st.sampled_from([0.0, 1.0, 0.25, 0.75]),
-                   st.floats(0.0, 1.0, allow_nan=False))
+scores = st.one_of(
+    st.just(0.5), st.sampled_from([0.0, 1.0, 0.25, 0.75]), st.floats(0.0, 1.0, allow_nan=False)
+)
 problems = st.lists(st.tuples(st.booleans(), scores), max_size=40)
 
 
@@ -143,8 +148,7 @@ def test_agrees_with_scikit_learn(probs):
     if y.any() and not y.all():
         assert auc(y, s) == pytest.approx(roc_auc_score(y, s), abs=1e-12)
     if len(y):
-        assert brier(y, s) == pytest.approx(1 - brier_score_loss(y, s, pos_label=True),
-                                            abs=1e-12)
+        assert brier(y, s) == pytest.approx(1 - brier_score_loss(y, s, pos_label=True), abs=1e-12)
     answered = s != 0.5
     if answered.any():
         ref = f1_score(y[answered], s[answered] > 0.5, zero_division=0.0)
@@ -198,6 +202,7 @@ def test_missing_answers_are_non_answers(probs, data):
 
 # ------------------------------------------------------------------ command line
 
+
 def _write_jsonl(path, records):
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8") as fh:
@@ -208,14 +213,28 @@ def _write_jsonl(path, records):
 def test_cli_end_to_end_matches_expected(pan20, tmp_path, capsys):
     truth, systems, expected = pan20
     name = "boenninghoff20-large"  # has 648 non-answers: exercises both F0.5u variants
-    _write_jsonl(tmp_path / "truth" / "truth.jsonl",
-                 [{"id": i, "same": bool(v), "authors": ["a", "b"]} for i, v in truth.items()])
-    _write_jsonl(tmp_path / "answers" / "answers.jsonl",
-                 [{"id": i, "value": v} for i, v in systems[name].items()])
+    _write_jsonl(
+        tmp_path / "truth" / "truth.jsonl",
+        [{"id": i, "same": bool(v), "authors": ["a", "b"]} for i, v in truth.items()],
+    )
+    _write_jsonl(
+        tmp_path / "answers" / "answers.jsonl",
+        [{"id": i, "value": v} for i, v in systems[name].items()],
+    )
     for version, key in EXPECTED_KEY.items():
         out = tmp_path / f"out-{version}"
-        rc = main(["-i", str(tmp_path / "truth"), "-a", str(tmp_path / "answers"),
-                   "-o", str(out), "--version", version])
+        rc = main(
+            [
+                "-i",
+                str(tmp_path / "truth"),
+                "-a",
+                str(tmp_path / "answers"),
+                "-o",
+                str(out),
+                "--version",
+                version,
+            ]
+        )
         assert rc == 0
         got = json.loads((out / "out.json").read_text())
         want = expected[name][key]
@@ -228,15 +247,32 @@ def test_cli_end_to_end_matches_expected(pan20, tmp_path, capsys):
 def test_cli_as_module_with_missing_answers_and_rounding(tmp_path):
     y = [True, True, False, False, True, False]
     s = [0.9, 0.5, 0.2, 0.7, 0.4, 0.3]
-    _write_jsonl(tmp_path / "t" / "truth.jsonl",
-                 [{"id": f"p{i}", "same": v} for i, v in enumerate(y)])
+    _write_jsonl(
+        tmp_path / "t" / "truth.jsonl", [{"id": f"p{i}", "same": v} for i, v in enumerate(y)]
+    )
     # p5 has no answer: it must count as 0.5
-    _write_jsonl(tmp_path / "a" / "answers.jsonl",
-                 [{"id": f"p{i}", "value": v} for i, v in enumerate(s[:5])])
+    _write_jsonl(
+        tmp_path / "a" / "answers.jsonl", [{"id": f"p{i}", "value": v} for i, v in enumerate(s[:5])]
+    )
     proc = subprocess.run(
-        [sys.executable, "-m", "stylo.metrics.pan", "-i", str(tmp_path / "t"), "-a",
-         str(tmp_path / "a"), "-o", str(tmp_path / "o"), "--round", "3"],
-        cwd=REPO, capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            "-m",
+            "stylo.metrics.pan",
+            "-i",
+            str(tmp_path / "t"),
+            "-a",
+            str(tmp_path / "a"),
+            "-o",
+            str(tmp_path / "o"),
+            "--round",
+            "3",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "1 of 6 problems have no answer" in proc.stderr
     got = json.loads((tmp_path / "o" / "out.json").read_text())
@@ -247,14 +283,31 @@ def test_cli_as_module_with_missing_answers_and_rounding(tmp_path):
 
 def test_cli_as_module_emits_no_warning(tmp_path):
     # the package used to import stylo.metrics.pan before runpy executed it as __main__
-    _write_jsonl(tmp_path / "t" / "truth.jsonl",
-                 [{"id": "p0", "same": True}, {"id": "p1", "same": False}])
-    _write_jsonl(tmp_path / "a" / "answers.jsonl",
-                 [{"id": "p0", "value": 0.9}, {"id": "p1", "value": 0.2}])
+    _write_jsonl(
+        tmp_path / "t" / "truth.jsonl", [{"id": "p0", "same": True}, {"id": "p1", "same": False}]
+    )
+    _write_jsonl(
+        tmp_path / "a" / "answers.jsonl", [{"id": "p0", "value": 0.9}, {"id": "p1", "value": 0.2}]
+    )
     proc = subprocess.run(
-        [sys.executable, "-W", "error", "-m", "stylo.metrics.pan", "-i", str(tmp_path / "t"),
-         "-a", str(tmp_path / "a"), "-o", str(tmp_path / "o")],
-        cwd=REPO, capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            "-W",
+            "error",
+            "-m",
+            "stylo.metrics.pan",
+            "-i",
+            str(tmp_path / "t"),
+            "-a",
+            str(tmp_path / "a"),
+            "-o",
+            str(tmp_path / "o"),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "Warning" not in proc.stderr
     assert json.loads((tmp_path / "o" / "out.json").read_text())["auc"] == 1.0
@@ -263,23 +316,30 @@ def test_cli_as_module_emits_no_warning(tmp_path):
 def test_package_exports_the_pan_functions():
     import stylo.metrics
     from stylo.metrics import evaluate_all as exported
+
     assert exported is evaluate_all and stylo.metrics.auc is auc
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         stylo.metrics.nope  # noqa: B018
 
 
-@pytest.mark.parametrize("answer_lines, message", [
-    (['{"id": "p0", "value": 0.9}', '{"id": "p1", "value": 0.2'], "answers.jsonl:2: malformed"),
-    (['{"id": "p0", "value": 0.9}', '{"id": "zz", "value": 0.2}'], "answers.jsonl:2: id 'zz'"),
-    (['{"id": "p0", "value": 0.9}', '{"id": "p0", "value": 0.2}'],
-     "answers.jsonl:2: second answer for id 'p0' \\(first on line 1\\)"),
-    (['{"id": "p0", "value": [0.9]}'], "answers.jsonl:1: 'value' must be a number"),
-    (['{"id": "p0", "value": 1.2}'], "answers.jsonl:1: 'value' 1.2 is outside"),
-    (['{"id": "p0"}'], "answers.jsonl:1: missing field"),
-])
+@pytest.mark.parametrize(
+    "answer_lines, message",
+    [
+        (['{"id": "p0", "value": 0.9}', '{"id": "p1", "value": 0.2'], "answers.jsonl:2: malformed"),
+        (['{"id": "p0", "value": 0.9}', '{"id": "zz", "value": 0.2}'], "answers.jsonl:2: id 'zz'"),
+        (
+            ['{"id": "p0", "value": 0.9}', '{"id": "p0", "value": 0.2}'],
+            "answers.jsonl:2: second answer for id 'p0' \\(first on line 1\\)",
+        ),
+        (['{"id": "p0", "value": [0.9]}'], "answers.jsonl:1: 'value' must be a number"),
+        (['{"id": "p0", "value": 1.2}'], "answers.jsonl:1: 'value' 1.2 is outside"),
+        (['{"id": "p0"}'], "answers.jsonl:1: missing field"),
+    ],
+)
 def test_cli_errors_name_file_and_line(tmp_path, capsys, answer_lines, message):
-    _write_jsonl(tmp_path / "t" / "truth.jsonl",
-                 [{"id": "p0", "same": True}, {"id": "p1", "same": False}])
+    _write_jsonl(
+        tmp_path / "t" / "truth.jsonl", [{"id": "p0", "same": True}, {"id": "p1", "same": False}]
+    )
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / "answers.jsonl").write_text("\n".join(answer_lines) + "\n")
     rc = main(["-i", str(tmp_path / "t"), "-a", str(tmp_path / "a"), "-o", str(tmp_path / "o")])

@@ -37,14 +37,20 @@ def _all_tie_breaks(scores, relevant, k):
 
 
 def _metrics(scores, relevant, k, ties):
-    return (rank_at_k(scores, relevant, k, ties), precision_at_k(scores, relevant, k, ties),
-            mrr(scores, relevant, ties))
+    return (
+        rank_at_k(scores, relevant, k, ties),
+        precision_at_k(scores, relevant, k, ties),
+        mrr(scores, relevant, ties),
+    )
 
 
-queries = st.integers(1, 6).flatmap(lambda n: st.tuples(
-    st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0]), min_size=n, max_size=n),
-    st.lists(st.booleans(), min_size=n, max_size=n),
-    st.integers(1, n + 2)))
+queries = st.integers(1, 6).flatmap(
+    lambda n: st.tuples(
+        st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0]), min_size=n, max_size=n),
+        st.lists(st.booleans(), min_size=n, max_size=n),
+        st.integers(1, n + 2),
+    )
+)
 
 
 @settings(max_examples=60, deadline=None)
@@ -52,12 +58,15 @@ queries = st.integers(1, 6).flatmap(lambda n: st.tuples(
 def test_tie_policies_match_enumeration_of_tie_breaks(query):
     scores, relevant, k = query
     brute = _all_tie_breaks(scores, relevant, k)
-    np.testing.assert_allclose(_metrics(scores, relevant, k, "expected"), brute.mean(axis=0),
-                               rtol=0, atol=1e-12)
-    np.testing.assert_allclose(_metrics(scores, relevant, k, "pessimistic"), brute.min(axis=0),
-                               rtol=0, atol=1e-12)
-    np.testing.assert_allclose(_metrics(scores, relevant, k, "optimistic"), brute.max(axis=0),
-                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        _metrics(scores, relevant, k, "expected"), brute.mean(axis=0), rtol=0, atol=1e-12
+    )
+    np.testing.assert_allclose(
+        _metrics(scores, relevant, k, "pessimistic"), brute.min(axis=0), rtol=0, atol=1e-12
+    )
+    np.testing.assert_allclose(
+        _metrics(scores, relevant, k, "optimistic"), brute.max(axis=0), rtol=0, atol=1e-12
+    )
 
 
 @settings(max_examples=60, deadline=None)
@@ -67,10 +76,10 @@ def test_properties(query, ties):
     n = len(scores)
     hits = [rank_at_k(scores, relevant, k, ties) for k in range(1, n + 3)]
     assert all(0.0 <= h <= 1.0 for h in hits)
-    assert all(a <= b + 1e-15 for a, b in itertools.pairwise(hits))   # monotone in k
+    assert all(a <= b + 1e-15 for a, b in itertools.pairwise(hits))  # monotone in k
     rr = mrr(scores, relevant, ties)
     if any(relevant):
-        assert hits[n - 1:] == [1.0] * 3                                 # k >= n
+        assert hits[n - 1 :] == [1.0] * 3  # k >= n
         assert 0.0 < rr <= 1.0
         assert rank_at_k(scores, relevant, 1, ties) <= rr + 1e-15
     else:
@@ -82,7 +91,7 @@ def test_properties(query, ties):
 
 def test_strict_order_needs_no_tie_policy():
     scores = [0.1, 0.9, 0.4, 0.7]
-    relevant = [True, False, False, True]   # ranks: 0.9, 0.7*, 0.4, 0.1*
+    relevant = [True, False, False, True]  # ranks: 0.9, 0.7*, 0.4, 0.1*
     for ties in TIES:
         assert rank_at_k(scores, relevant, 1, ties) == 0.0
         assert rank_at_k(scores, relevant, 2, ties) == 1.0
@@ -108,12 +117,16 @@ def test_constant_scores_give_the_random_expectation():
         relevant = np.arange(n) < r
         for k in (1, 3, 5, 40):
             assert rank_at_k(np.zeros(n), relevant, k) == pytest.approx(
-                expected_rank_at_k_random(n, r, k), abs=1e-15)
+                expected_rank_at_k_random(n, r, k), abs=1e-15
+            )
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(1, 7).flatmap(lambda n: st.tuples(
-    st.just(n), st.integers(0, n), st.integers(1, n + 1))))
+@given(
+    st.integers(1, 7).flatmap(
+        lambda n: st.tuples(st.just(n), st.integers(0, n), st.integers(1, n + 1))
+    )
+)
 def test_closed_form_random_equals_enumeration_over_permutations(nrk):
     n, r, k = nrk
     relevant = [i < r for i in range(n)]
@@ -133,12 +146,10 @@ def test_aidbench_table3_random_row():
 
 def test_per_query_handles_varying_lengths():
     scores = [np.array([0.9, 0.1]), np.array([0.2, 0.8, 0.5, 0.4]), np.array([0.3])]
-    relevant = [np.array([False, True]), np.array([True, False, False, True]),
-                np.array([True])]
+    relevant = [np.array([False, True]), np.array([True, False, False, True]), np.array([True])]
     np.testing.assert_array_equal(per_query(rank_at_k, scores, relevant, k=1), [0, 0, 1])
     np.testing.assert_allclose(per_query(mrr, scores, relevant), [0.5, 1 / 3, 1.0])
-    np.testing.assert_allclose(per_query(precision_at_k, scores, relevant, k=2),
-                               [0.5, 0.0, 0.5])
+    np.testing.assert_allclose(per_query(precision_at_k, scores, relevant, k=2), [0.5, 0.0, 0.5])
     grid = np.array([[0.9, 0.1], [0.1, 0.9]])
     np.testing.assert_array_equal(per_query(rank_at_k, grid, grid > 0.5, k=1), [1, 1])
 

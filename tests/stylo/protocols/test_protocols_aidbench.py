@@ -36,9 +36,15 @@ def _meta(corpus):
 
 # -- the pair index against brute force -------------------------------------------------------
 @settings(max_examples=60, deadline=None)
-@given(labels=st.lists(st.tuples(st.integers(0, 4), st.one_of(st.none(), st.integers(0, 3))),
-                       min_size=2, max_size=25),
-       cross=st.booleans(), seed=st.integers(0, 1000))
+@given(
+    labels=st.lists(
+        st.tuples(st.integers(0, 4), st.one_of(st.none(), st.integers(0, 3))),
+        min_size=2,
+        max_size=25,
+    ),
+    cross=st.booleans(),
+    seed=st.integers(0, 1000),
+)
 def test_pair_rules_match_brute_force(labels, cross, seed):
     authors = [f"a{a}" for a, _ in labels]
     topics = [None if t is None else f"t{t}" for _, t in labels]
@@ -50,9 +56,15 @@ def test_pair_rules_match_brute_force(labels, cross, seed):
     rules = PairRules(c, cross)
     ok = [not cross or t is not None for t in topics]
     for same in (True, False):
-        valid = {(i, j) for i in range(len(c)) for j in range(i + 1, len(c))
-                 if ok[i] and ok[j] and (authors[i] == authors[j]) == same
-                 and (not cross or (topics[i] == topics[j]) != same)}
+        valid = {
+            (i, j)
+            for i in range(len(c))
+            for j in range(i + 1, len(c))
+            if ok[i]
+            and ok[j]
+            and (authors[i] == authors[j]) == same
+            and (not cross or (topics[i] == topics[j]) != same)
+        }
         assert rules.n_pairs(same) == len(valid)
         n = len(valid) // 2 + (len(valid) % 2)
         got = rules.sample_pairs(n, same, np.random.default_rng(seed))
@@ -97,7 +109,8 @@ def test_one_to_one_seeds():
 def test_one_to_one_training_corpus_is_disjoint():
     corpus = make_corpus(n_authors=12)
     task = OneToOne(train_policy="disjoint_authors").sample(
-        corpus, {"mix": "50/150", "cross_topic": False}, seed=0)
+        corpus, {"mix": "50/150", "cross_topic": False}, seed=0
+    )
     assert task.info["train_policy"] == "disjoint_authors"
     used = set(task.test.frame["id_a"]) | set(task.test.frame["id_b"])
     test_authors = {a for pair in task.test.frame["authors"] for a in pair}
@@ -105,7 +118,8 @@ def test_one_to_one_training_corpus_is_disjoint():
         assert not used & set(task.train.ids)
         assert not test_authors & set(task.train.authors)
     loose = OneToOne(train_policy="disjoint_texts").sample(
-        corpus, {"mix": "50/150", "cross_topic": False}, seed=0)
+        corpus, {"mix": "50/150", "cross_topic": False}, seed=0
+    )
     assert not used & set(loose.train.ids)
     assert len(loose.train) == len(corpus) - len(used)
 
@@ -114,8 +128,11 @@ def test_one_to_one_impossible_requests():
     with pytest.raises(ProtocolError, match="no topic labels"):
         OneToOne().sample(make_corpus(topics=False), {"mix": "100/100", "cross_topic": True}, 0)
     # one topic per author: no same-author cross-topic pair exists
-    c = Corpus.from_lists([f"t{i}" for i in range(20)], [f"a{i % 4}" for i in range(20)],
-                          topics=[f"x{i % 4}" for i in range(20)])
+    c = Corpus.from_lists(
+        [f"t{i}" for i in range(20)],
+        [f"a{i % 4}" for i in range(20)],
+        topics=[f"x{i % 4}" for i in range(20)],
+    )
     with pytest.raises(ProtocolError, match="only 0 distinct"):
         OneToOne().sample(c, {"mix": "100/100", "cross_topic": True}, 0)
     small = make_corpus(n_authors=2, n_topics=1, per_cell=3)
@@ -148,8 +165,7 @@ def test_one_to_two_invariants(cross):
     author, topic = _meta(corpus)
     for _, r in frame.iterrows():
         assert r["query_id"] not in (r["a_id"], r["b_id"])
-        true_id, other_id = (r["a_id"], r["b_id"]) if r["answer"] == 0 else (r["b_id"],
-                                                                                r["a_id"])
+        true_id, other_id = (r["a_id"], r["b_id"]) if r["answer"] == 0 else (r["b_id"], r["a_id"])
         assert author[true_id] == author[r["query_id"]] != author[other_id]
         if cross:
             assert topic[true_id] != topic[r["query_id"]] == topic[other_id]
@@ -186,7 +202,8 @@ def test_one_to_many_structure(n_authors):
         for cid, rel in zip(q.candidate_ids, q.relevant, strict=True):
             assert rel == (author[cid] == author[q.query_id])
     assert sorted({(q.repeat, q.group) for q in task.test}) == [
-        (r, g) for r in range(3) for g in range(10)]
+        (r, g) for r in range(3) for g in range(10)
+    ]
 
 
 def test_one_to_many_seeds_and_errors():
@@ -216,8 +233,14 @@ def _coauthored_corpus(seed=0) -> Corpus:
         co = [f"c{int(x)}" for x in rng.choice(3, size=int(rng.integers(0, 2)), replace=False)]
         if rng.random() < 0.1:
             co.append(f"f{(i + 1) % 6}")
-        rows.append({"id": f"p{i}", "text": f"paper {i} {rng.integers(1 << 30)}",
-                     "author": first, "authors": [first, *co]})
+        rows.append(
+            {
+                "id": f"p{i}",
+                "text": f"paper {i} {rng.integers(1 << 30)}",
+                "author": first,
+                "authors": [first, *co],
+            }
+        )
     return Corpus(pd.DataFrame(rows), name="papers")
 
 
@@ -242,16 +265,19 @@ def test_one_to_many_any_position_relevance():
 
 def test_one_to_many_rag_shape():
     corpus = make_corpus(n_authors=6, n_topics=3, per_cell=4)
-    task = OneToMany(n_groups=2, n_repeats=1).sample(
-        corpus, {"pool_size": 50, "keep": 10}, seed=0)
+    task = OneToMany(n_groups=2, n_repeats=1).sample(corpus, {"pool_size": 50, "keep": 10}, seed=0)
     assert task.info["keep"] == 10
     assert all(len(q.candidates) == 49 and q.relevant.sum() == 9 for q in task.test)
 
 
 # -- registry and real data --------------------------------------------------------------------
 def test_registry_names():
-    assert {"aidbench_one_to_one", "aidbench_one_to_two", "aidbench_one_to_many",
-            "pan_verification"} <= set(PROTOCOLS)
+    assert {
+        "aidbench_one_to_one",
+        "aidbench_one_to_two",
+        "aidbench_one_to_many",
+        "pan_verification",
+    } <= set(PROTOCOLS)
     for name, p in PROTOCOLS.items():
         assert p.name == name
 
@@ -323,13 +349,17 @@ def test_auto_policy_falls_back_to_text_disjoint_training():
     _check_usable_train(task)
 
 
-@pytest.mark.parametrize("protocol", [OneToOne(), OneToTwo(n_triplets=60),
-                                      OneToMany(n_groups=4, n_repeats=1)])
+@pytest.mark.parametrize(
+    "protocol", [OneToOne(), OneToTwo(n_triplets=60), OneToMany(n_groups=4, n_repeats=1)]
+)
 def test_auto_policy_reserves_texts_when_the_test_uses_almost_all(protocol):
     # 8 authors x 6 texts: the test items alone would use nearly every text
     corpus = make_corpus(n_authors=8, n_topics=2, per_cell=3, topics=False)
-    setting = {"mix": "40/40"} if protocol.name.endswith("one") else (
-        {"n_authors": 2, "texts_per_author": 3} if protocol.name.endswith("many") else {})
+    setting = (
+        {"mix": "40/40"}
+        if protocol.name.endswith("one")
+        else ({"n_authors": 2, "texts_per_author": 3} if protocol.name.endswith("many") else {})
+    )
     task = protocol.sample(corpus, setting, seed=3)
     assert task.info["train_policy"] == "reserve"
     assert task.info["n_reserved_for_train"] >= 2 * 8
@@ -339,8 +369,9 @@ def test_auto_policy_reserves_texts_when_the_test_uses_almost_all(protocol):
 
 
 def test_reserve_keeps_a_text_per_author_for_the_test():
-    corpus = Corpus.from_lists([f"x{i}" for i in range(14)],
-                               ["a"] * 1 + ["b"] * 2 + ["c"] * 3 + ["d"] * 8)
+    corpus = Corpus.from_lists(
+        [f"x{i}" for i in range(14)], ["a"] * 1 + ["b"] * 2 + ["c"] * 3 + ["d"] * 8
+    )
     mask = OneToOne()._reserve(corpus, seed=0)
     per_author = pd.Series(mask).groupby(corpus.authors).sum().to_dict()
     assert per_author == {"a": 0, "b": 1, "c": 2, "d": 2}
@@ -360,8 +391,11 @@ def test_reserve_falls_back_when_the_smaller_pool_cannot_supply_the_test():
 
 def test_guardian_every_aidbench_task_has_usable_training_data(dataset):
     corpus = dataset("guardian")
-    protocols = [PROTOCOLS["aidbench_one_to_one"], PROTOCOLS["aidbench_one_to_two"],
-                 OneToMany(n_groups=2, n_repeats=1)]
+    protocols = [
+        PROTOCOLS["aidbench_one_to_one"],
+        PROTOCOLS["aidbench_one_to_two"],
+        OneToMany(n_groups=2, n_repeats=1),
+    ]
     for p in protocols:
         for setting in p.settings(corpus):
             task = p.sample(corpus, setting, seed=0)
@@ -382,16 +416,22 @@ def test_imdb62_one_to_one_has_usable_training_data(dataset):
 
 
 @settings(max_examples=60, deadline=None)
-@given(sizes=st.lists(st.integers(1, 9), min_size=1, max_size=12),
-       cap=st.integers(1, 60), seed=st.integers(0, 100))
+@given(
+    sizes=st.lists(st.integers(1, 9), min_size=1, max_size=12),
+    cap=st.integers(1, 60),
+    seed=st.integers(0, 100),
+)
 def test_capped_corpus_takes_two_texts_per_author_per_round(sizes, cap, seed):
     authors = [f"a{i}" for i, n in enumerate(sizes) for _ in range(n)]
     corpus = Corpus.from_lists([f"text {k}" for k in range(len(authors))], authors)
     capped = capped_corpus(corpus, cap, seed)
     assert len(capped) == min(cap, len(corpus))
     assert set(capped.ids) <= set(corpus.ids)
-    kept = pd.Series(capped.authors).value_counts().reindex(
-        [f"a{i}" for i in range(len(sizes))], fill_value=0)
+    kept = (
+        pd.Series(capped.authors)
+        .value_counts()
+        .reindex([f"a{i}" for i in range(len(sizes))], fill_value=0)
+    )
     # an author is more than one round (two texts) ahead of another only if that one ran out
     for a in kept.index:
         for b, n_b in zip(kept.index, sizes):

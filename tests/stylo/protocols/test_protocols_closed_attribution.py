@@ -45,8 +45,9 @@ def test_no_text_is_used_twice_and_the_truth_is_a_candidate():
 
 def test_cross_topic_test_texts_avoid_the_authors_known_topics():
     corpus = _topical()
-    task = PROTOCOL.sample(corpus, {"authors": 5, "train": 5, "test": 2, "cross_topic": True},
-                           seed=1)
+    task = PROTOCOL.sample(
+        corpus, {"authors": 5, "train": 5, "test": 2, "cross_topic": True}, seed=1
+    )
     topic = dict(zip(corpus.ids, corpus.frame["topic"], strict=True))
     author = dict(zip(corpus.ids, corpus.frame["author"], strict=True))
     known_topics: dict[str, set] = {}

@@ -26,8 +26,9 @@ class AuthorOracle(Verifier):
     requires_fit = False
 
     def _score_impl(self, texts_a, texts_b):
-        return np.array([float(a.split()[0] == b.split()[0])
-                         for a, b in zip(texts_a, texts_b, strict=True)])
+        return np.array(
+            [float(a.split()[0] == b.split()[0]) for a, b in zip(texts_a, texts_b, strict=True)]
+        )
 
 
 class NeedsData(AuthorOracle):
@@ -36,8 +37,12 @@ class NeedsData(AuthorOracle):
 
 def corpus(n_authors=8, n_topics=4, per_cell=4, seed=0) -> Corpus:
     rng = np.random.default_rng(seed)
-    rows = [(f"a{a} t{t} {k} {rng.integers(1 << 40)}", f"a{a}", f"t{t}")
-            for a in range(n_authors) for t in range(n_topics) for k in range(per_cell)]
+    rows = [
+        (f"a{a} t{t} {k} {rng.integers(1 << 40)}", f"a{a}", f"t{t}")
+        for a in range(n_authors)
+        for t in range(n_topics)
+        for k in range(per_cell)
+    ]
     texts, authors, topics = zip(*rows, strict=True)
     return Corpus.from_lists(texts, authors, topics=topics, name="synthetic")
 
@@ -52,8 +57,17 @@ def test_one_to_one_oracle_and_random():
     c = corpus()
     task = OneToOne().sample(c, {"mix": "150/50", "cross_topic": True}, seed=0)
     v = values(PROTOCOLS["aidbench_one_to_one"].evaluate(AuthorOracle(), task))
-    assert set(v) == {"auc", "c@1", "F1", "f_05_u", "brier", "overall", "precision", "recall",
-                      "accuracy"}
+    assert set(v) == {
+        "auc",
+        "c@1",
+        "F1",
+        "f_05_u",
+        "brier",
+        "overall",
+        "precision",
+        "recall",
+        "accuracy",
+    }
     assert v["auc"] == v["accuracy"] == v["precision"] == v["recall"] == 1.0
     table = OneToOne().evaluate(RandomGuess(random_state=1), task)
     r = values(table)
@@ -108,8 +122,12 @@ def test_position_bias_is_measured_not_hidden_in_accuracy():
     many = OneToMany()
     r = values(many.evaluate(_FirstSlot(), many.sample(c, {"n_authors": 5}, seed=0)))
     assert r["first_slot_top"] == 1.0
-    assert values(many.evaluate(AuthorOracle(), many.sample(c, {"n_authors": 5}, seed=0))
-                  )["first_slot_top"] < 0.5
+    assert (
+        values(many.evaluate(AuthorOracle(), many.sample(c, {"n_authors": 5}, seed=0)))[
+            "first_slot_top"
+        ]
+        < 0.5
+    )
 
 
 def test_one_to_many_oracle_groups_and_rag():
@@ -161,7 +179,10 @@ def test_pan_verification_real(dataset):
     assert p.settings(data) == [{"train": "train", "test": "test"}]
     task = p.sample(data, p.settings(data)[0], seed=0)
     assert (task.info["n_train"], task.info["n_test"], task.info["test_positive"]) == (
-        100, 500, 250)
+        100,
+        500,
+        250,
+    )
     v = values(p.evaluate(RandomGuess(), task))
     assert v["auc*c@1"] == pytest.approx(v["auc"] * v["c@1"])
     assert 0.4 < v["auc"] < 0.6

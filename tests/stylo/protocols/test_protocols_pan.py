@@ -11,8 +11,12 @@ from stylo.protocols.pan import PanVerification
 
 def pairs(split_labels=("train", "train", "test", "test", "test"), same=(1, 0, 1, 0, 1)):
     n = len(split_labels)
-    return PairSet.from_lists([f"k{i}" for i in range(n)], [f"u{i % 3}" for i in range(n)],
-                              same=[bool(s) for s in same], split=list(split_labels))
+    return PairSet.from_lists(
+        [f"k{i}" for i in range(n)],
+        [f"u{i % 3}" for i in range(n)],
+        same=[bool(s) for s in same],
+        split=list(split_labels),
+    )
 
 
 def test_split_is_used_as_is_and_shared_texts_are_counted():

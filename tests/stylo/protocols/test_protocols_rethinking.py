@@ -57,8 +57,12 @@ def check_split_properties(split, authors, topics, labels):
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 10_000), n_authors=st.integers(6, 14), n_topics=st.integers(4, 7),
-       split=st.sampled_from(SPLITS))
+@given(
+    seed=st.integers(0, 10_000),
+    n_authors=st.integers(6, 14),
+    n_topics=st.integers(4, 7),
+    split=st.sampled_from(SPLITS),
+)
 def test_split_properties_on_random_corpora(seed, n_authors, n_topics, split):
     corpus = random_corpus(seed, n_authors, n_topics)
     labels = assign_splits(corpus.authors, corpus.topics, split, seed)
@@ -77,12 +81,17 @@ def _pairs_from(corpus: Corpus, n: int, seed: int) -> PairSet:
     keep = a != b
     a, b = a[keep], b[keep]
     return PairSet.from_lists(
-        list(f["text"].to_numpy()[a]), list(f["text"].to_numpy()[b]),
+        list(f["text"].to_numpy()[a]),
+        list(f["text"].to_numpy()[b]),
         same=list(f["author"].to_numpy()[a] == f["author"].to_numpy()[b]),
-        authors=[[x, y] for x, y in zip(f["author"].to_numpy()[a], f["author"].to_numpy()[b],
-                                        strict=True)],
-        topics=[[x, y] for x, y in zip(f["topic"].to_numpy()[a], f["topic"].to_numpy()[b],
-                                       strict=True)])
+        authors=[
+            [x, y]
+            for x, y in zip(f["author"].to_numpy()[a], f["author"].to_numpy()[b], strict=True)
+        ],
+        topics=[
+            [x, y] for x, y in zip(f["topic"].to_numpy()[a], f["topic"].to_numpy()[b], strict=True)
+        ],
+    )
 
 
 @pytest.mark.parametrize("split", SPLITS)
@@ -95,8 +104,9 @@ def test_pairset_splits_keep_pairs_whole_and_disjoint(split):
     docs = {}
     for p in ("train", "val", "test"):
         part = parts[p]
-        for k, u, au, tp in zip(part.known, part.unknown, part.frame["authors"],
-                                part.frame["topics"], strict=True):
+        for k, u, au, tp in zip(
+            part.known, part.unknown, part.frame["authors"], part.frame["topics"], strict=True
+        ):
             for text, a, t in ((k[0], au[0], tp[0]), (u, au[1], tp[1])):
                 assert docs.setdefault(text, (a, t, p))[2] == p, "text in two splits"
     if split.startswith("open"):
@@ -105,14 +115,14 @@ def test_pairset_splits_keep_pairs_whole_and_disjoint(split):
     else:
         # closed/clopen guarantee a train text per (author, topic) cell at the text level
         authors, topics = _doc_labels(pairs)
-        check_split_properties(split, authors, topics,
-                               assign_splits(authors, topics, split, 1))
+        check_split_properties(split, authors, topics, assign_splits(authors, topics, split, 1))
 
 
 def _doc_labels(pairs: PairSet):
     seen = {}
-    for k, u, au, tp in zip(pairs.known, pairs.unknown, pairs.frame["authors"],
-                            pairs.frame["topics"], strict=True):
+    for k, u, au, tp in zip(
+        pairs.known, pairs.unknown, pairs.frame["authors"], pairs.frame["topics"], strict=True
+    ):
         seen.setdefault(k[0], (au[0], tp[0]))
         seen.setdefault(u, (au[1], tp[1]))
     return [v[0] for v in seen.values()], [v[1] for v in seen.values()]
@@ -180,8 +190,11 @@ def test_guardian_rethinking_real(dataset):
 def test_settings_offer_only_splits_that_can_be_sampled():
     # 6 authors x 2 topics, one text per cell: open_all's val part can never hold a
     # same-author pair (a val author has one text in the val topic), the others can
-    corpus = Corpus.from_lists([f"x{i}" for i in range(36)], [f"a{i % 6}" for i in range(36)],
-                               topics=[f"t{i % 12 // 6}" for i in range(36)])
+    corpus = Corpus.from_lists(
+        [f"x{i}" for i in range(36)],
+        [f"a{i % 6}" for i in range(36)],
+        topics=[f"t{i % 12 // 6}" for i in range(36)],
+    )
     p = PROTOCOLS["rethinking_av"]
     offered = [s["split"] for s in p.settings(corpus)]
     assert "open_all" not in offered
