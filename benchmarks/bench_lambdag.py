@@ -3,7 +3,7 @@ the suite's reference figures, and the authors' own package as the competitor.
 
 Usage::
 
-    python benchmarks/bench_lambdag.py [--datasets ...] [--competitor-path DIR]
+    python -m benchmarks.bench_lambdag [--datasets ...] [--competitor-path DIR]
         [--competitor-dataset pan14_av/du_essays] [--study] [--csv out.csv]
 
 Each corpus is fitted on its official training problems and scores its test problems (train ->
@@ -33,14 +33,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from baselines.lambdag import LambdaG
+from baselines.registry import make
+from benchmarks.pan_datasets import DATASETS, train_test
+from stylo.datasets import load
+from stylo.metrics.pan import evaluate_all
 
-from baselines.lambdag import LambdaG  # noqa: E402
-from baselines.registry import make  # noqa: E402
-from benchmarks.pan_datasets import DATASETS, train_test  # noqa: E402
-from stylo.datasets import load  # noqa: E402
-from stylo.metrics.pan import evaluate_all  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 PAN14 = tuple(d for d in DATASETS if d.startswith("pan14"))
 #: what the study compares, each against the registered defaults
