@@ -130,6 +130,20 @@ def _answered(got, shape: tuple[int, ...], kernel: str, owner: object) -> np.nda
     return np.clip(np.nan_to_num(got, nan=NO_ANSWER), 0.0, 1.0)
 
 
+def _answer_where(ok: np.ndarray, width: int | None, unanswered: str, kernel: str, call, owner):
+    """Scores of the items ``ok`` marks, from ``call(idx)`` (``kernel`` run on those items,
+    shape (len(idx),) or (len(idx), width)); the other items get 0.5 (no answer) and one
+    warning, "N ``unanswered``", pointing at the caller of the public method."""
+    tail = () if width is None else (width,)
+    scores = np.full((len(ok), *tail), NO_ANSWER, dtype=np.float64)
+    if not ok.all():
+        warnings.warn(f"{type(owner).__name__}: {int((~ok).sum())} {unanswered}", stacklevel=3)
+    if ok.any():
+        idx = np.flatnonzero(ok)
+        scores[idx] = _answered(call(idx), (len(idx), *tail), kernel, owner)
+    return scores
+
+
 class Verifier(BaseEstimator):
     """Base class: authorship verification, one-to-two choice and one-to-many ranking."""
 
@@ -167,19 +181,15 @@ class Verifier(BaseEstimator):
         b = check_texts(texts_b, "texts_b")
         if len(a) != len(b):
             raise ValueError(f"texts_a has {len(a)} items but texts_b has {len(b)}")
-        scores = np.full(len(a), NO_ANSWER, dtype=np.float64)
         ok = np.array([has_text(x) and has_text(y) for x, y in zip(a, b)], dtype=bool)
-        if not ok.all():
-            warnings.warn(
-                f"{type(self).__name__}: {int((~ok).sum())} pair(s) with an empty "
-                f"text scored {NO_ANSWER} (no answer)",
-                stacklevel=2,
-            )
-        if ok.any():
-            idx = np.flatnonzero(ok)
-            got = self._score_impl([a[i] for i in idx], [b[i] for i in idx])
-            scores[idx] = _answered(got, (len(idx),), "_score_impl", self)
-        return scores
+        return _answer_where(
+            ok,
+            None,
+            f"pair(s) with an empty text scored {NO_ANSWER} (no answer)",
+            "_score_impl",
+            lambda idx: self._score_impl([a[i] for i in idx], [b[i] for i in idx]),
+            self,
+        )
 
     def _score_impl(self, texts_a: list[str], texts_b: list[str]) -> np.ndarray:
         raise NotImplementedError
@@ -196,19 +206,15 @@ class Verifier(BaseEstimator):
             k = check_texts(k, f"known[{i}]")
             known.append(k if all(map(has_text, k)) else [t for t in k if has_text(t)])
         unknowns = check_texts(pairs.unknown, "unknown")
-        scores = np.full(len(unknowns), NO_ANSWER, dtype=np.float64)
         ok = np.array([bool(k) and has_text(u) for k, u in zip(known, unknowns)], dtype=bool)
-        if not ok.all():
-            warnings.warn(
-                f"{type(self).__name__}: {int((~ok).sum())} problem(s) with an empty "
-                f"text scored {NO_ANSWER} (no answer)",
-                stacklevel=2,
-            )
-        if ok.any():
-            idx = np.flatnonzero(ok)
-            got = self._problem_impl([known[i] for i in idx], [unknowns[i] for i in idx])
-            scores[idx] = _answered(got, (len(idx),), "_problem_impl", self)
-        return scores
+        return _answer_where(
+            ok,
+            None,
+            f"problem(s) with an empty text scored {NO_ANSWER} (no answer)",
+            "_problem_impl",
+            lambda idx: self._problem_impl([known[i] for i in idx], [unknowns[i] for i in idx]),
+            self,
+        )
 
     def _problem_impl(self, known_lists: list[list[str]], unknowns: list[str]) -> np.ndarray:
         return self.score_pairs(join_known(known_lists), unknowns)
@@ -251,19 +257,15 @@ class Verifier(BaseEstimator):
         if not cands or any(not c for c in cands):
             raise ValueError("attribute needs at least one candidate, each with known texts")
         items = check_texts(texts, "texts")
-        scores = np.full((len(items), len(cands)), NO_ANSWER, dtype=np.float64)
         ok = np.array([has_text(t) for t in items], dtype=bool)
-        if not ok.all():
-            warnings.warn(
-                f"{type(self).__name__}: {int((~ok).sum())} empty text(s) scored "
-                f"{NO_ANSWER} for every candidate (no answer)",
-                stacklevel=2,
-            )
-        if ok.any():
-            idx = np.flatnonzero(ok)
-            got = self._attribute_impl(cands, [items[i] for i in idx])
-            scores[idx] = _answered(got, (len(idx), len(cands)), "_attribute_impl", self)
-        return scores
+        return _answer_where(
+            ok,
+            len(cands),
+            f"empty text(s) scored {NO_ANSWER} for every candidate (no answer)",
+            "_attribute_impl",
+            lambda idx: self._attribute_impl(cands, [items[i] for i in idx]),
+            self,
+        )
 
     def _attribute_impl(self, candidates: list[list[str]], texts: list[str]) -> np.ndarray:
         pairs = PairSet.from_lists(
