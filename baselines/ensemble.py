@@ -23,10 +23,12 @@ Every protocol call goes to the bases' public method of the same name (``score_p
 meta-model combines their scores item by item. ``rank``/``choose`` use the meta-model's
 probabilities without the grey zone, which would tie candidates inside it.
 
-Default bases (see ``baselines.registry``): the s-normalised char 1-4-gram TF-IDF cosine
-(:mod:`baselines.normalization`), the learned pair model ``logreg-pair`` and cosine Delta on the
-300 most frequent words: three views (character n-grams relative to a background, learned
-n-gram differences, function-word profiles), each a few seconds a task.
+Registered bases (``baselines.registry``, chosen on held-out training authors by
+``benchmarks/choose_ensemble.py``): the s-normalised char 1-4-gram TF-IDF cosine
+(:mod:`baselines.normalization`), the learned pair model ``logreg-pair``, cosine Delta on the
+300 most frequent words and the compression dissimilarity ``cdm``: four views (character
+n-grams relative to a background, learned n-gram differences, function-word profiles, shared
+substrings of any length), each a few seconds a task.
 """
 
 from __future__ import annotations

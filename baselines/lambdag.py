@@ -33,7 +33,8 @@ model grows between them, so each reference is fitted once for all problems of a
 models are fitted once per distinct known text set. The pool is the training texts only.
 
 Training lambdas (for the calibration) are cross-fitted: the training problems are split into
-``n_folds`` folds (by author when ``fit`` gets a Corpus), and a fold's references are drawn
+``n_folds`` folds (by author when ``fit`` gets a Corpus with enough authors, else by text
+within each author), and a fold's references are drawn
 only from texts outside it, so that no reference holds the problem's own texts, as at test
 time. The references used after ``fit`` draw from all training texts.
 """
@@ -167,12 +168,15 @@ class LambdaG(Verifier):
     def _folds(self, X, index: dict[str, int], rng) -> list[tuple[PairSet, list[int]]]:
         """Per fold: its training pairs and the pool texts (indices) its references avoid:
         all texts of the fold's authors when a Corpus has enough authors for author-disjoint
-        folds, else the texts of the fold's own problems."""
+        folds, else (a Corpus) the fold's share of every author's texts, else the texts of the
+        fold's own problems."""
         if isinstance(X, Corpus):
-            try:
-                return self._author_folds(X, index, rng)
-            except ValueError:
-                X = training_pairs(X, n_pairs=self.n_pairs, seed=int(rng.integers(2**31)))
+            for folds in (self._author_folds, self._text_folds):
+                try:
+                    return folds(X, index, rng)
+                except ValueError:
+                    pass
+            X = training_pairs(X, n_pairs=self.n_pairs, seed=int(rng.integers(2**31)))
         pairs = training_pairs(X)
         order = rng.permutation(len(pairs))
         out = []
@@ -190,10 +194,32 @@ class LambdaG(Verifier):
     def _author_folds(self, X: Corpus, index: dict[str, int], rng):
         by_author = X.by_author()
         authors = rng.permutation(sorted(by_author))
+        return self._corpus_folds(
+            X,
+            index,
+            rng,
+            [
+                np.concatenate([by_author[a] for a in authors[f :: self.n_folds]])
+                for f in range(self.n_folds)
+            ],
+        )
+
+    def _text_folds(self, X: Corpus, index: dict[str, int], rng):
+        # too few authors for author folds (a small training corpus, or an ensemble's fold of
+        # one): the texts dealt round the folds author by author, the deal running on across
+        # authors so that no fold is always the short one; each fold keeps same-author pairs
+        # and its references still exclude all of its texts
+        rows, dealt = [[] for _ in range(self.n_folds)], 0
+        for a in sorted(X.by_author()):
+            for r in rng.permutation(X.by_author()[a]):
+                rows[dealt % self.n_folds].append(r)
+                dealt += 1
+        return self._corpus_folds(X, index, rng, [np.asarray(r, dtype=np.int64) for r in rows])
+
+    def _corpus_folds(self, X: Corpus, index: dict[str, int], rng, fold_rows):
         out = []
-        for f in range(self.n_folds):
-            rows = np.sort(np.concatenate([by_author[a] for a in authors[f :: self.n_folds]]))
-            part = X.subset(rows, name=f"{X.name}:fold{f}")
+        for f, rows in enumerate(fold_rows):
+            part = X.subset(np.sort(rows), name=f"{X.name}:fold{f}")
             pairs = training_pairs(
                 part, n_pairs=max(2, self.n_pairs // self.n_folds), seed=int(rng.integers(2**31))
             )

@@ -197,3 +197,12 @@ def test_corpus_with_too_few_authors_for_author_folds():
     corpus = synthetic_corpus(n_authors=3, per_author=4, seed=0)
     est = LambdaG(**SMALL, n_pairs=20).fit(corpus)
     assert len(est.train_lambdas_) == 20
+
+
+def test_corpus_with_one_author_per_author_fold_uses_text_folds():
+    # 3 authors x 5 texts and 3 folds: an author fold holds one author (no different-author
+    # pair), and 200 pairs drawn over the whole corpus would hold out every text of the pool
+    corpus = synthetic_corpus(n_authors=3, per_author=5, seed=1)
+    est = LambdaG(**SMALL, n_folds=3).fit(corpus)
+    assert np.isfinite(est.train_lambdas_).all()
+    assert set(est.train_labels_) == {True, False}

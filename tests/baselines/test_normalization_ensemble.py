@@ -105,7 +105,9 @@ def test_stacked_folds_never_score_their_training_authors(corpus):
 
 def test_ensemble_runs_every_protocol_call(corpus):
     est = make("ensemble", seed=0).fit(corpus.subset(np.arange(40)))
-    assert est.oof_auc_.shape == (3,) and est.oof_scores_.shape[1] == 3
+    n_bases = len(est.bases)
+    assert n_bases == 4 and est.oof_auc_.shape == (n_bases,)
+    assert est.oof_scores_.shape[1] == n_bases
     texts = corpus.texts[40:]
     s = est.score_pairs(texts[:5], texts[5:10])
     p = est.score_problems(PairSet.from_lists([texts[:2], texts[2:4]], texts[4:6]))
