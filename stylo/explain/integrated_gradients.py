@@ -42,18 +42,20 @@ def explain_cross(
     """Attribute a cross-encoder's probability of class ``target`` to the tokens of both texts.
 
     ``model`` is a sequence classifier over the pair ``[CLS] a [SEP] b [SEP]`` (a Hugging Face
-    ``AutoModelForSequenceClassification``, whose ``.logits`` are softmaxed); ``target=1`` is
-    the same-author class, so the attributions are in units of the verifier's score and sum to
-    ``score - f(baseline)``. ``max_tokens`` is the per-text budget, ``n_steps`` the number of
-    points on the path, ``batch_size`` how many of them go through the model at once (memory).
+    ``AutoModelForSequenceClassification``): with one logit (``num_labels=1``, as bert-pair)
+    the probability of class 1 is its sigmoid, with more the softmax of ``.logits``.
+    ``target=1`` is the same-author class, so the attributions are in units of the verifier's
+    score and sum to ``score - f(baseline)``. ``max_tokens`` is the per-text budget (the
+    verifier's chunk length), ``n_steps`` the number of points on the path, ``batch_size`` how
+    many of them go through the model at once (memory).
     """
     torch, captum_attr = _imports()
     max_tokens, n_steps, batch_size = _check_ints(max_tokens, n_steps, batch_size)
-    n_labels = model.config.num_labels
+    n_classes = max(model.config.num_labels, 2)  # one logit: two classes
     if isinstance(target, bool) or not isinstance(target, numbers.Integral):
         raise ValueError(f"target must be an int class index, got {target!r}")
-    if not 0 <= target < n_labels:
-        raise ValueError(f"target must be in [0, {n_labels}), got {target}")
+    if not 0 <= target < n_classes:
+        raise ValueError(f"target must be in [0, {n_classes}), got {target}")
     (seen_a, cut_a), (seen_b, cut_b) = (_cut(tokenizer, t, max_tokens) for t in (text_a, text_b))
     enc = tokenizer(seen_a, seen_b, return_offsets_mapping=True, return_tensors="pt")
 
@@ -61,6 +63,9 @@ def explain_cross(
         logits = model(
             input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
         ).logits
+        if logits.shape[-1] == 1:
+            same = torch.sigmoid(logits[:, 0])
+            return same if target == 1 else 1 - same
         return torch.softmax(logits, dim=-1)[:, target]
 
     with _eval(model):

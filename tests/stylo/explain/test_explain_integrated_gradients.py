@@ -51,13 +51,16 @@ def _config(tokenizer):
     )
 
 
-@pytest.fixture(scope="module")
-def cross(tokenizer):
+@pytest.fixture(scope="module", params=[1, 2], ids=["one-logit", "two-logit"])
+def cross(request, tokenizer):
+    """bert-pair's head (one logit, sigmoid) and a softmax head over two classes."""
     import torch
     from transformers import BertForSequenceClassification
 
     torch.manual_seed(0)
-    return BertForSequenceClassification(_config(tokenizer)).eval()
+    config = _config(tokenizer)
+    config.num_labels = request.param
+    return BertForSequenceClassification(config).eval()
 
 
 @pytest.fixture(scope="module")
@@ -87,6 +90,9 @@ def _prob(model, enc, ids, target=1):
             attention_mask=enc["attention_mask"],
             token_type_ids=enc["token_type_ids"],
         ).logits
+    if logits.shape[-1] == 1:
+        same = float(torch.sigmoid(logits[0, 0]))
+        return same if target == 1 else 1 - same
     return float(torch.softmax(logits, dim=-1)[0, target])
 
 
