@@ -34,6 +34,8 @@ def entity_tokens(attributions, text_a, text_b, masker=None) -> np.ndarray:
     ``text_a``/``text_b`` are the original (unmasked) texts; ``masker`` an
     :class:`EntityMasker` (default parameters if None) with the placeholders the model saw.
     """
+    if masker is not None and not isinstance(masker, EntityMasker):
+        raise TypeError(f"masker must be an EntityMasker, got {type(masker).__name__}")
     masker = clone(masker if masker is not None else EntityMasker()).fit([text_a, text_b])
     flags = np.zeros(len(attributions), dtype=bool)
     sides = attributions["side"].to_numpy()

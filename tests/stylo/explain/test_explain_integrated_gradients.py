@@ -3,12 +3,9 @@ tmp_path (no download): completeness, determinism, offsets and truncation."""
 
 from __future__ import annotations
 
-import importlib.util
-import string
-
 import pandas as pd
 import pytest
-from conftest import missing
+from explain_models import require_captum, tiny_cross, tiny_encoder, tiny_tokenizer
 
 # skipped without the extra (and captum), a failure under CI (conftest.py)
 pytestmark = pytest.mark.extra("embed")
@@ -19,57 +16,23 @@ TEXT_B = "Yesterday a dog slept under the table; Smith said so."
 
 @pytest.fixture(scope="module", autouse=True)
 def _captum():
-    if importlib.util.find_spec("captum") is None:
-        missing("captum not installed (pip install captum)", extra=True)
+    require_captum()
 
 
 @pytest.fixture(scope="module")
 def tokenizer(tmp_path_factory):
-    from transformers import BertTokenizerFast
-
-    words = ["the", "cat", "sat", "on", "mat", "said", "smith", "of", "dog", "table", "so"]
-    chars = list(string.ascii_lowercase + string.digits)
-    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *string.punctuation, *words, *chars]
-    vocab += [f"##{c}" for c in chars]
-    path = tmp_path_factory.mktemp("vocab") / "vocab.txt"
-    path.write_text("\n".join(vocab) + "\n", encoding="utf-8")
-    return BertTokenizerFast(vocab=str(path))
-
-
-def _config(tokenizer):
-    from transformers import BertConfig
-
-    # a wide initialisation so a random model's output moves visibly along the IG path
-    return BertConfig(
-        vocab_size=len(tokenizer.get_vocab()),
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=128,
-        initializer_range=0.5,
-    )
+    return tiny_tokenizer(tmp_path_factory.mktemp("vocab"))
 
 
 @pytest.fixture(scope="module", params=[1, 2], ids=["one-logit", "two-logit"])
 def cross(request, tokenizer):
     """bert-pair's head (one logit, sigmoid) and a softmax head over two classes."""
-    import torch
-    from transformers import BertForSequenceClassification
-
-    torch.manual_seed(0)
-    config = _config(tokenizer)
-    config.num_labels = request.param
-    return BertForSequenceClassification(config).eval()
+    return tiny_cross(tokenizer, num_labels=request.param)
 
 
 @pytest.fixture(scope="module")
 def siamese(tokenizer):
-    import torch
-    from transformers import BertModel
-
-    torch.manual_seed(1)
-    return BertModel(_config(tokenizer), add_pooling_layer=False).eval()
+    return tiny_encoder(tokenizer)
 
 
 def _blank(tokenizer, enc):
