@@ -60,9 +60,7 @@ def explain_cross(
     enc = tokenizer(seen_a, seen_b, return_offsets_mapping=True, return_tensors="pt")
 
     def prob(input_ids, attention_mask, token_type_ids):
-        logits = model(
-            input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
-        ).logits
+        logits = model(**_kwargs(input_ids, attention_mask, token_type_ids)).logits
         if logits.shape[-1] == 1:
             same = torch.sigmoid(logits[:, 0])
             return same if target == 1 else 1 - same
@@ -102,9 +100,7 @@ def explain_siamese(model, tokenizer, text_a, text_b, max_tokens=128, n_steps=50
     encs = [tokenizer(s, return_offsets_mapping=True, return_tensors="pt") for s, _ in seen]
 
     def embed(input_ids, attention_mask, token_type_ids):
-        hidden = model(
-            input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
-        ).last_hidden_state
+        hidden = model(**_kwargs(input_ids, attention_mask, token_type_ids)).last_hidden_state
         weight = attention_mask.unsqueeze(-1).to(hidden.dtype)
         return (hidden * weight).sum(dim=1) / weight.sum(dim=1).clamp(min=1e-9)
 
@@ -177,6 +173,12 @@ def _model_inputs(torch, model, tokenizer, enc):
     )
     if token is None:
         raise ValueError("the tokenizer has neither a pad nor a mask token for the IG baseline")
+    longest = getattr(model.config, "max_position_embeddings", None)
+    if longest is not None and enc["input_ids"].shape[1] > longest:
+        raise ValueError(
+            f"max_tokens gives inputs of {enc['input_ids'].shape[1]} tokens; the model takes at "
+            f"most {longest}"
+        )
     device = next(model.parameters()).device
     input_ids = enc["input_ids"].to(device)
     special = torch.tensor([s is None for s in enc.sequence_ids(0)], device=device)
@@ -185,6 +187,15 @@ def _model_inputs(torch, model, tokenizer, enc):
     if token_types is not None:
         token_types = token_types.to(device)
     return input_ids, baseline, (enc["attention_mask"].to(device), token_types)
+
+
+def _kwargs(input_ids, attention_mask, token_type_ids):
+    """The model's inputs; token types only where the tokenizer makes them (DistilBERT-like
+    models take none)."""
+    kwargs = {"input_ids": input_ids, "attention_mask": attention_mask}
+    if token_type_ids is not None:
+        kwargs["token_type_ids"] = token_type_ids
+    return kwargs
 
 
 def _integrated_gradients(torch, captum_attr, model, f, inputs, baseline, args, n_steps, batch):

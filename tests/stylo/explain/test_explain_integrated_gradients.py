@@ -168,6 +168,14 @@ def test_bad_integer_parameters_are_refused(cross, tokenizer, bad):
         explain_siamese(cross.bert, tokenizer, TEXT_A, TEXT_B, max_tokens=bad)
 
 
+def test_inputs_longer_than_the_model_takes_are_refused(cross, tokenizer):
+    from stylo.explain import explain_cross
+
+    long = " ".join(["cat"] * 70)  # 2 x 70 + 3 tokens; the tiny model has 128 positions
+    with pytest.raises(ValueError, match="at most 128"):
+        explain_cross(cross, tokenizer, long, long, max_tokens=70, n_steps=2)
+
+
 def test_target_must_be_a_class_of_the_model(cross, tokenizer):
     from stylo.explain import explain_cross
 
