@@ -126,25 +126,42 @@ class EntityMasker(TextInputMixin, TransformerMixin, BaseEstimator):
         check_is_fitted(self, "function_words_")
         return [self._mask(doc) for doc in check_texts(X)]
 
-    def _mask(self, doc: str) -> str:
+    def replaced_spans(self, X):
+        """The character spans ``transform`` replaces, per text of ``X``: a list of
+        ``(start, end, kind)`` lists in text order, ``kind`` being ``"entity"`` (replaced by
+        ``entity_token``) or ``"number"`` (by ``number_token``); ``doc[start:end]`` is the
+        replaced text and the spans do not overlap."""
+        check_is_fitted(self, "function_words_")
+        return [self._spans(doc) for doc in check_texts(X)]
+
+    def _spans(self, doc: str) -> list[tuple[int, int, str]]:
         fw = self.function_words_
-        out = []
+        spans = []
+        first = True
         last = 0
         for m in _TOKENS.finditer(doc):
             kind = m.lastgroup
             tok = m.group()
-            replacement = tok
             if kind in ("url", "email"):
-                replacement = self.entity_token
+                spans.append((m.start(), m.end(), "entity"))
             elif kind == "number":
-                replacement = self.number_token
+                spans.append((m.start(), m.end(), "number"))
             elif tok.lower() not in fw and tok[0].isupper():
                 shouting = len(tok) > 1 and tok.isupper()
-                initial = not out or _SENTENCE_END.search(doc, last, m.start()) is not None
+                initial = first or _SENTENCE_END.search(doc, last, m.start()) is not None
                 if shouting or not initial:
-                    replacement = self.entity_token
-            out.append(doc[last : m.start()])
-            out.append(replacement)
+                    spans.append((m.start(), m.end(), "entity"))
+            first = False
             last = m.end()
+        return spans
+
+    def _mask(self, doc: str) -> str:
+        placeholder = {"entity": self.entity_token, "number": self.number_token}
+        out = []
+        last = 0
+        for start, end, kind in self._spans(doc):
+            out.append(doc[last:start])
+            out.append(placeholder[kind])
+            last = end
         out.append(doc[last:])
         return "".join(out)
