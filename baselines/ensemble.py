@@ -6,13 +6,16 @@ base has not been fitted on, or it learns to trust whichever base overfits its t
 most. ``fit(X)`` therefore
 
 1. splits the training data into ``n_folds`` groups that share nothing: a Corpus by author
-   (every author's texts in one fold), a PairSet by connected problems (problems sharing any
-   text in one fold), whole groups in a seeded order into the smallest fold; when that leaves
+   (every author's texts in one fold; by text, each author's texts dealt round the folds,
+   when some fold would lack same- or different-author pairs), a PairSet by connected
+   problems (problems sharing any text in one fold), whole groups in a seeded order into the
+   smallest fold; when that leaves
    a fold without both labels (PAN14 novels: one unknown text in many problems), a PairSet is
    split by problem (no pair in two folds);
 2. for each fold, fits every base on the other folds and scores the fold's pairs with it (a
    Corpus fold: ``n_pairs / n_folds`` pairs drawn within the fold; a PairSet fold: its
-   problems), so no base scores a pair it was fitted on, nor a pair of its training authors;
+   problems), so no base scores a pair it was fitted on, nor (author folds) a pair of its
+   training authors;
 3. fits a logistic regression on the logits of those out-of-fold scores, and a grey zone
    (:class:`~baselines.calibration.ScoreCalibrator`, no Platt: the meta-model already gives
    probabilities) on the meta-model's out-of-fold probabilities;
@@ -85,6 +88,24 @@ def _both_labels_everywhere(fold_of: np.ndarray, labels: np.ndarray, k: int) -> 
         len(set(labels[fold_of == f])) == 2 and len(set(labels[fold_of != f])) == 2
         for f in range(k)
     )
+
+
+def _pairable(authors: np.ndarray) -> bool:
+    """Whether texts of these authors give same- and different-author pairs."""
+    names, counts = np.unique(authors, return_counts=True)
+    return len(names) >= 2 and bool((counts >= 2).any())
+
+
+def _text_folds(authors: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """A fold per text: each author's texts dealt round the folds, the deal running on across
+    authors. For corpora with too few authors for author folds (the Federalist papers' three):
+    a fold's base models then know its authors, but never its texts."""
+    fold, dealt = np.empty(len(authors), dtype=np.int64), 0
+    for a in np.unique(authors):
+        for i in rng.permutation(np.flatnonzero(authors == a)):
+            fold[i] = dealt % k
+            dealt += 1
+    return fold
 
 
 def _logits(columns: list[np.ndarray]) -> np.ndarray:
@@ -169,6 +190,8 @@ class StackedVerifier(Verifier):
         names = np.unique(authors)
         fold_of = dict(zip(names, rng.permutation(np.arange(len(names)) % k)))
         fold = np.array([fold_of[a] for a in authors])
+        if not all(_pairable(authors[fold == f]) for f in range(k)):
+            fold = _text_folds(authors, k, rng)
         for f in range(k):
             held = X.subset(fold == f, name=f"{X.name}:fold{f}")
             yield (

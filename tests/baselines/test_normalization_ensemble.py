@@ -149,3 +149,16 @@ def test_pair_folds_fall_back_to_problems_when_one_text_joins_them_all():
     for train, held in folds:
         assert len(set(held.labels)) == 2 and len(set(train.labels)) == 2
         assert not set(held.ids) & set(train.ids)
+
+
+def test_corpus_with_too_few_authors_for_author_folds_is_split_by_text():
+    # three authors in three folds: an author fold has no different-author pair (the
+    # Federalist papers' one-to-two cells failed so)
+    corpus = synthetic_corpus(n_authors=3, per_author=8, seed=2)
+    est = StackedVerifier((CharNgramCosine(max_features=2000),), n_folds=3, n_pairs=60)
+    for train, held in est._folds(corpus):
+        held_texts = set(held.unknown) | {t for k in held.known for t in k}
+        assert held_texts and not held_texts & set(train.texts)
+        assert held.labels.any() and not held.labels.all()
+    scores = est.fit(corpus).score_pairs(corpus.texts[:3], corpus.texts[3:6])
+    assert np.all((scores >= 0) & (scores <= 1))
