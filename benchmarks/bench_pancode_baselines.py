@@ -14,11 +14,13 @@ except for two documented shims, on the same train->test pairs stylo's benchmark
 - ``clef22/authorship-verification/pan22-verif-baseline-compressor.py`` (PPM compressor, a
   train run and a test run).
 
-It times each run (wall clock of the subprocess, start-up included), scores the answers with
-:mod:`stylo.metrics.pan` and prints a tidy table; ``--csv`` saves it for
-``bench_verifiers_pan.py --pancode-csv``. Right after each corpus it runs stylo's
-counterparts (``naive`` and ``ppm-raw``, fit + score in this process) and prints the AUC
-difference and the speed ratio measured in the same run.
+Per corpus it waits for a quiet machine (:mod:`benchmarks.quiet`: ``--max-load``,
+``--quiet-timeout``), then runs pan-code's two baselines (wall clock of the subprocesses,
+start-up included) and stylo's counterparts (``naive`` and ``ppm-raw``, fit + score in this
+process, after one Numba warm-up) ``--repeats`` times each, alternating, and prints the
+median time (``total_s``) with its min-max, the load average before and after, the AUC
+difference and the ratio of the medians (with the range of ratios the spreads allow). The
+answers are scored with :mod:`stylo.metrics.pan`; ``--csv`` saves the table.
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ import numpy as np
 import pandas as pd
 
 from baselines.pan_io import write_pan20_format
-from benchmarks.bench_verifiers_pan import PARITY, compare
+from benchmarks import quiet
+from benchmarks.bench_verifiers_pan import PARITY, warm_up
 from benchmarks.bench_verifiers_pan import run as run_stylo
 from benchmarks.pan_datasets import DATASETS, train_test
 from stylo.metrics.pan import evaluate_all
@@ -84,90 +87,109 @@ def score(answers: Path, test) -> dict:
     return m
 
 
+def _commands(py: str, code: Path, root: Path, tr: Path, te: Path) -> dict[str, list[list[str]]]:
+    """pan-code's command lines per baseline (the compressor: a train run, then a test run)."""
+    cngdist = [
+        [
+            py,
+            str(code / Path(CNGDIST).name),
+            "-input_pairs",
+            str(tr / "pairs.jsonl"),
+            "-input_truth",
+            str(tr / "truth.jsonl"),
+            "-test_pairs",
+            str(te / "pairs.jsonl"),
+            "-output",
+            str(root / "out_cngdist"),
+        ]
+    ]
+    compressor = [
+        [py, str(code / Path(COMPRESSOR).name), "--train", "-train_dir", str(tr), "-model_dir"]
+        + [str(root / "model")],
+        [py, str(code / Path(COMPRESSOR).name), "-model_dir", str(root / "model"), "-test_dir"]
+        + [str(te), "-out_dir", str(root / "out_ppm")],
+    ]
+    return {"pan-code cngdist": cngdist, "pan-code compressor": compressor}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("pancode", type=Path, help="local checkout of pan-webis-de/pan-code")
     ap.add_argument("--work", type=Path, default=Path("/tmp/stylo_pancode_bench"))
     ap.add_argument("--datasets", nargs="*", default=list(DATASETS))
     ap.add_argument("--csv", type=Path, help="also save the table here")
+    quiet.add_arguments(ap)
     args = ap.parse_args(argv)
     code = args.work / "code"
     prepare_code(args.pancode.resolve(), code)
-    py = sys.executable
-    rows = []
+    warm_up()
+    rows, ratios = [], []
     for name in args.datasets:
         train, test = train_test(name)
         root = args.work / name.replace("/", "_")
         shutil.rmtree(root, ignore_errors=True)
         tr = write_pan20_format(train, root / "train")
         te = write_pan20_format(test, root / "test")
-        t = run(
-            [
-                py,
-                str(code / Path(CNGDIST).name),
-                "-input_pairs",
-                str(tr / "pairs.jsonl"),
-                "-input_truth",
-                str(tr / "truth.jsonl"),
-                "-test_pairs",
-                str(te / "pairs.jsonl"),
-                "-output",
-                str(root / "out_cngdist"),
-            ],
-            cwd=root,
-        )
-        rows.append(
-            {
-                "dataset": name,
-                "method": "pan-code cngdist",
-                "fit_s": np.nan,
-                "score_s": np.nan,
-                "total_s": t,
-                **score(root / "out_cngdist" / "answers.jsonl", test),
-            }
-        )
-        t_fit = run(
-            [
-                py,
-                str(code / Path(COMPRESSOR).name),
-                "--train",
-                "-train_dir",
-                str(tr),
-                "-model_dir",
-                str(root / "model"),
-            ],
-            cwd=root,
-        )
-        t_test = run(
-            [
-                py,
-                str(code / Path(COMPRESSOR).name),
-                "-model_dir",
-                str(root / "model"),
-                "-test_dir",
-                str(te),
-                "-out_dir",
-                str(root / "out_ppm"),
-            ],
-            cwd=root,
-        )
-        rows.append(
-            {
-                "dataset": name,
-                "method": "pan-code compressor",
-                "fit_s": t_fit,
-                "score_s": t_test,
-                "total_s": t_fit + t_test,
-                **score(root / "out_ppm" / "answers.jsonl", test),
-            }
-        )
-        print(pd.DataFrame(rows[-2:]).round(3).to_string(index=False), flush=True)
-        ours = pd.DataFrame([run_stylo(name, m, 0, 1) for m in PARITY.values()])
-        print(compare(ours, pd.DataFrame(rows[-2:])).round(4).to_string(index=False), flush=True)
+        commands = _commands(sys.executable, code, root, tr, te)
+        contenders = {
+            k: (lambda c=c, r=root: sum(run(cmd, r) for cmd in c)) for k, c in commands.items()
+        }
+        for method in PARITY.values():
+            contenders[method] = lambda m=method, n=name: run_stylo(n, m, 0, 1)["total_s"]
+        load = quiet.LoadRecord(quiet.wait_for_quiet(args.max_load, args.quiet_timeout))
+        times = quiet.alternate(contenders, args.repeats)
+        load.close()
+        answers = {
+            "pan-code cngdist": root / "out_cngdist" / "answers.jsonl",
+            "pan-code compressor": root / "out_ppm" / "answers.jsonl",
+        }
+        for method, seconds in times.items():
+            quality = (
+                score(answers[method], test)
+                if method in answers
+                else {k: v for k, v in run_stylo(name, method, 0, 1).items() if k not in _TIMES}
+            )
+            t = quiet.spread(seconds)
+            rows.append(
+                {
+                    "dataset": name,
+                    "method": method,
+                    # the median run, under the name bench_verifiers_pan --pancode-csv reads
+                    "total_s": t["median"],
+                    "min_s": t["min"],
+                    "max_s": t["max"],
+                    "runs": t["runs"],
+                    "load": load.label(),
+                    "auc": quality["auc"],
+                    "overall": quality["overall"],
+                    "auc_x_c@1": quality["auc_x_c@1"],
+                }
+            )
+        for theirs, ours in PARITY.items():
+            mine = [r for r in rows[-len(times) :] if r["method"] == ours][0]
+            ref = [r for r in rows[-len(times) :] if r["method"] == theirs][0]
+            ratios.append(
+                {
+                    "dataset": name,
+                    "pan-code": theirs,
+                    "stylo": ours,
+                    "auc_diff": mine["auc"] - ref["auc"],
+                    "ratio of medians": ref["total_s"] / mine["total_s"],
+                    "ratio range": f"{ref['min_s'] / mine['max_s']:.1f}-"
+                    f"{ref['max_s'] / mine['min_s']:.1f}",
+                    "load": load.label(),
+                }
+            )
+        print(pd.DataFrame(rows[-len(times) :]).round(4).to_string(index=False), flush=True)
+        print(pd.DataFrame(ratios[-len(PARITY) :]).round(4).to_string(index=False), flush=True)
         if args.csv:  # after every corpus, so a long run keeps what it has measured
             pd.DataFrame(rows).to_csv(args.csv, index=False)
-    print(pd.DataFrame(rows).round(3).to_string(index=False))
+    print(pd.DataFrame(ratios).round(4).to_string(index=False))
     return 0
+
+
+#: run_stylo's timing columns (the quality columns are read from its result)
+_TIMES = ("fit_s", "score_s", "total_s")
 
 
 if __name__ == "__main__":
