@@ -1,28 +1,36 @@
 """Cross-domain attribution the way the PAN 2018/2019 winners did it: several views, one
-linear model each, their scores averaged, and an open-set rejection fitted on training data.
+linear model each, their scores combined, and an open-set rejection fitted on training data.
 
 Sources: J. E. Custodio and I. Paraboni, "EACH-USP ensemble cross-domain authorship
 attribution", PAN 2018 (char n-grams, text-distorted char n-grams and word n-grams, one
-classifier each, soft voting); B. Muttenthaler, G. Lucas and J. Amann, "Authorship attribution
-in fan-fictional texts given variable length character and word n-grams", PAN 2019 (char 2-5,
-distorted char 1-3 and word 1-3 TF-IDF, soft-voting linear classifiers, "unknown author"
-when the two most probable candidates are close); E. Stamatatos, "Authorship attribution
-using text distortion", EACL 2017.
+classifier each, max-abs scaled TF-IDF, soft voting); B. Muttenthaler, G. Lucas and J. Amann,
+"Authorship attribution in fan-fictional texts given variable length character and word
+n-grams", PAN 2019 (char 2-5, distorted char 1-3 and word 1-3 TF-IDF, soft-voting linear
+classifiers, "unknown author" when the two most probable candidates are close);
+E. Stamatatos, "Authorship attribution using text distortion", EACL 2017.
 
 For each problem (the candidates' known texts and the texts to attribute):
 
-1. three views, each sublinear TF-IDF with L2-normalised rows: character 2-5-grams, character
-   1-3-grams of the text distorted to its 300 most frequent words (:class:`TextDistortion`,
-   every other letter masked, so topic words leave only their shape), word 1-3-grams. The
-   vocabulary and idf are fitted on all the problem's texts, known and unknown (no labels are
-   read; PAN's problems give the unknown texts up front);
-2. per view a one-vs-rest linear SVM on the known texts; the views' decision values are
-   averaged (soft voting: the winners averaged probabilities; an SVM on the same L2 rows
-   trains 20x faster than a logistic regression with all n-grams, 0.1 s against 2.8 s on a
-   PAN19 problem, and decision values keep the ranking);
+1. the ``views``, each sublinear TF-IDF: by default character 2-5-grams, character 1-3-grams
+   of the text distorted to its 300 most frequent words (:class:`TextDistortion`, every other
+   letter masked, so topic words leave only their shape), word 1-3-grams. The vocabulary, idf
+   and scaling are fitted on all the problem's texts, known and unknown (no labels are read;
+   PAN's problems give the unknown texts up front). ``scaling="l2-maxabs"`` normalises rows
+   (texts of any length alike) and then divides each column by its largest value (EACH-USP's
+   max-abs scaling: rare and frequent n-grams weigh alike); ``"maxabs"`` and ``"l2"`` do
+   one of the two;
+2. per view a one-vs-rest linear SVM on the known texts. ``combination="zscore"`` standardises
+   each text's decision values over the candidates within a view before the views are
+   averaged: the views' margins differ in scale (a view with more n-grams separates the known
+   texts by more), and unscaled the widest view outvotes the others; ``"mean"`` averages the
+   raw values. (The winners averaged probabilities; an SVM on the same rows trains 20x faster
+   than a logistic regression with all n-grams and its decision values keep the ranking.)
 3. candidate j scores ``0.5 + (d_j - max_{k != j} d_k - reject_margin_) / 2``: the best
    candidate reaches 0.5 exactly when its lead over the second reaches the margin, so the
    protocol's "every candidate below 0.5 -> unknown author" is PAN19's rule.
+
+The defaults were chosen on PAN18's training problems and closed-set sub-splits of training
+texts only (``python -m benchmarks.choose_attribution``).
 
 ``fit`` learns the margin from training problems alone (a Corpus with ``problem``,
 ``candidate`` and ``role`` columns, as :mod:`stylo.protocols.cdaa` passes the known texts): in
@@ -35,6 +43,7 @@ simulated problems is kept. No text whose author is to be found is read for it.
 from __future__ import annotations
 
 import numpy as np
+from sklearn.preprocessing import MaxAbsScaler
 from sklearn.svm import LinearSVC
 
 from baselines.svm import lead_scores, top2_margin
@@ -46,8 +55,12 @@ from stylo.verifier import AttributionOnly, Verifier
 __all__ = ["EnsembleAttributor"]
 
 _UNKNOWN = "<UNK>"
-#: margins tried when fitting the rejection (differences of mean decision values)
-_MARGINS = np.round(np.arange(0.0, 1.501, 0.025), 3)
+#: margins tried when fitting the rejection (leads of the combined decision values; z-scores
+#: of a text over its candidates rarely lead by more than 3)
+_MARGINS = np.round(np.arange(0.0, 3.001, 0.025), 3)
+_VIEW_KINDS = ("char", "distorted", "word")
+_SCALINGS = ("l2-maxabs", "maxabs", "l2")
+_COMBINATIONS = ("zscore", "mean")
 
 
 class EnsembleAttributor(Verifier):
@@ -56,6 +69,13 @@ class EnsembleAttributor(Verifier):
 
     Parameters
     ----------
+    views : tuple of (kind, (min_n, max_n))
+        The feature views, kind ``"char"`` (character n-grams), ``"distorted"`` (character
+        n-grams of the distorted text) or ``"word"`` (word n-grams); at least one.
+    scaling : {"l2-maxabs", "maxabs", "l2"}
+        L2-normalised rows then column max-abs scaling of the TF-IDF, or only one of them.
+    combination : {"zscore", "mean"}
+        Views' decision values standardised per text before averaging, or averaged raw.
     C : float
         Inverse regularisation of each view's linear SVM.
     distortion_k : int
@@ -81,6 +101,9 @@ class EnsembleAttributor(Verifier):
 
     def __init__(
         self,
+        views: tuple = (("char", (2, 5)), ("distorted", (1, 3)), ("word", (1, 3))),
+        scaling: str = "l2-maxabs",
+        combination: str = "zscore",
         C: float = 1.0,
         distortion_k: int = 300,
         min_df: int = 2,
@@ -89,6 +112,9 @@ class EnsembleAttributor(Verifier):
         n_simulated: int = 3,
         random_state: int = 0,
     ):
+        self.views = views
+        self.scaling = scaling
+        self.combination = combination
         self.C = C
         self.distortion_k = distortion_k
         self.min_df = min_df
@@ -99,6 +125,13 @@ class EnsembleAttributor(Verifier):
 
     # -- fitting ---------------------------------------------------------------------------
     def _fit_impl(self, X, y) -> None:
+        _check_views(self.views)
+        if self.scaling not in _SCALINGS:
+            raise ValueError(f"scaling must be one of {_SCALINGS}, got {self.scaling!r}")
+        if self.combination not in _COMBINATIONS:
+            raise ValueError(
+                f"combination must be one of {_COMBINATIONS}, got {self.combination!r}"
+            )
         if not float(self.C) > 0:
             raise ValueError(f"C must be > 0, got {self.C!r}")
         if (
@@ -161,41 +194,59 @@ class EnsembleAttributor(Verifier):
         return lead_scores(self._decisions(candidates, texts), self.reject_margin_)
 
     def _decisions(self, candidates: list[list[str]], texts: list[str]) -> np.ndarray:
-        """Mean decision values of the views, shape (len(texts), len(candidates))."""
+        """Combined decision values of the views, shape (len(texts), len(candidates))."""
         known = [t for c in candidates for t in c]
         labels = np.repeat(np.arange(len(candidates)), [len(c) for c in candidates])
         everything = known + list(texts)
-        min_df = min(int(self.min_df), len(everything))
-        distortion = TextDistortion(k=self.distortion_k, method="dv_ma").fit(everything)
-        views = [
-            (CharNgrams((2, 5), **_tfidf(min_df, self.max_features)), everything),
-            (
-                CharNgrams((1, 3), **_tfidf(min_df, self.max_features)),
-                distortion.transform(everything),
-            ),
-            (WordNgrams((1, 3), **_tfidf(min_df, self.max_features)), everything),
-        ]
+        tfidf = {
+            "lowercase": False,
+            "min_df": min(int(self.min_df), len(everything)),
+            "max_features": self.max_features,
+            "use_idf": True,
+            "sublinear_tf": True,
+            "norm": None if self.scaling == "maxabs" else "l2",
+            "dtype": np.float64,
+        }
+        distorted = None
         d = np.zeros((len(texts), len(candidates)))
-        for vectorizer, docs in views:
+        for kind, ngram_range in self.views:
+            docs = everything
+            if kind == "distorted":
+                if distorted is None:
+                    distortion = TextDistortion(k=self.distortion_k, method="dv_ma")
+                    distorted = distortion.fit(everything).transform(everything)
+                docs = distorted
+            vectorizer = (WordNgrams if kind == "word" else CharNgrams)(tuple(ngram_range), **tfidf)
             x = vectorizer.fit_transform(docs)
+            if self.scaling.endswith("maxabs"):
+                x = MaxAbsScaler().fit_transform(x)
             model = LinearSVC(C=float(self.C), random_state=self.random_state)
             model.fit(x[: len(known)], labels)
             got = model.decision_function(x[len(known) :])
             # scikit-learn gives one column for two classes: the second class's side
-            d += np.column_stack([-got, got]) if got.ndim == 1 else got
-        return d / len(views)
+            got = np.column_stack([-got, got]) if got.ndim == 1 else got
+            if self.combination == "zscore":
+                spread = got.std(axis=1, keepdims=True)
+                got = (got - got.mean(axis=1, keepdims=True)) / np.where(spread > 0, spread, 1.0)
+            d += got
+        return d / len(self.views)
 
 
-def _tfidf(min_df: int, max_features: int | None) -> dict:
-    return {
-        "lowercase": False,
-        "min_df": min_df,
-        "max_features": max_features,
-        "use_idf": True,
-        "sublinear_tf": True,
-        "norm": "l2",
-        "dtype": np.float64,
-    }
+def _check_views(views) -> None:
+    ok = isinstance(views, (tuple, list)) and len(views) > 0
+    for view in views if ok else ():
+        try:
+            kind, (lo, hi) = view
+        except (TypeError, ValueError):
+            ok = False
+            break
+        ok = ok and kind in _VIEW_KINDS and isinstance(lo, int) and isinstance(hi, int)
+        ok = ok and 1 <= lo <= hi
+    if not ok:
+        raise ValueError(
+            f"views must be a non-empty tuple of (kind, (min_n, max_n)) with kind in "
+            f"{_VIEW_KINDS} and 1 <= min_n <= max_n, got {views!r}"
+        )
 
 
 def _answers(p: np.ndarray, names: list[str], margin: float) -> list[str]:

@@ -39,3 +39,22 @@ def cdaa_corpus(open_set: bool, stray: bool = False) -> Corpus:
             for i, t in enumerate(truths)
         ]
     return Corpus(pd.DataFrame(rows), name="cdaa")
+
+
+def attribution_problem(
+    n_candidates: int = 4, n_known: int = 4, n_unknown: int = 2, n_words: int = 120, seed: int = 0
+) -> tuple[list[list[str]], list[str], list[int]]:
+    """One closed-set attribution problem from synthetic authors (word preferences and a
+    punctuation habit each): the candidates' known texts, the texts to attribute and the index
+    of each one's true candidate."""
+    from baselines_synth import synthetic_corpus
+
+    corpus = synthetic_corpus(n_candidates, n_known + n_unknown, n_words, seed)
+    by_author = corpus.by_author()
+    names = sorted(by_author)
+    known = [[corpus.texts[i] for i in by_author[a][:n_known]] for a in names]
+    texts, truth = [], []
+    for j, a in enumerate(names):
+        texts += [corpus.texts[i] for i in by_author[a][n_known:]]
+        truth += [j] * n_unknown
+    return known, texts, truth

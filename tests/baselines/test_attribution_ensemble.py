@@ -6,12 +6,20 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from attribution_synth import attribution_problem
 from baselines_synth import synthetic_corpus
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.preprocessing import MaxAbsScaler
+from sklearn.svm import LinearSVC
 
 from baselines.attribution_ensemble import EnsembleAttributor
 from baselines.svm import lead_scores
 from stylo.corpus import Corpus
+from stylo.features import TextDistortion
+from stylo.features.ngrams import TOKEN_PATTERN
 from stylo.verifier import AttributionOnly
+
+_WINNERS = (("char", (2, 5)), ("distorted", (1, 3)), ("word", (1, 3)))
 
 
 @pytest.fixture(scope="module")
@@ -75,6 +83,65 @@ def test_margin_is_fitted_on_simulated_training_problems_and_rejects(corpus):
     assert EnsembleAttributor().fit(corpus).reject_margin_ == 0.0
 
 
+def _reference_decisions(known, texts, views, scaling, combination, min_df=2):
+    """The ensemble written out with scikit-learn's vectorizers, view by view."""
+    everything = [t for c in known for t in c] + texts
+    labels = np.repeat(np.arange(len(known)), [len(c) for c in known])
+    distorted = TextDistortion(k=300).fit(everything).transform(everything)
+    total = 0
+    for kind, ngram_range in views:
+        vectorizer = TfidfVectorizer(
+            **(
+                {"analyzer": "word", "token_pattern": TOKEN_PATTERN}
+                if kind == "word"
+                else {"analyzer": "char"}
+            ),
+            ngram_range=ngram_range,
+            lowercase=False,
+            min_df=min_df,
+            sublinear_tf=True,
+            norm=None if scaling == "maxabs" else "l2",
+        )
+        x = vectorizer.fit_transform(distorted if kind == "distorted" else everything)
+        if scaling.endswith("maxabs"):
+            x = MaxAbsScaler().fit_transform(x)
+        d = LinearSVC(random_state=0).fit(x[: len(labels)], labels)
+        d = d.decision_function(x[len(labels) :])
+        if combination == "zscore":
+            d = (d - d.mean(axis=1, keepdims=True)) / d.std(axis=1, keepdims=True)
+        total = total + d
+    return total / len(views)
+
+
+@pytest.mark.parametrize(
+    "scaling, combination",
+    [("l2-maxabs", "zscore"), ("maxabs", "zscore"), ("l2", "mean"), ("l2", "zscore")],
+)
+def test_decisions_agree_with_a_view_by_view_reference(scaling, combination):
+    known, texts, _ = attribution_problem(n_candidates=4, seed=5)
+    m = EnsembleAttributor(scaling=scaling, combination=combination).fit()
+    np.testing.assert_allclose(
+        m._decisions(known, texts),
+        _reference_decisions(known, texts, _WINNERS, scaling, combination),
+        rtol=1e-6,
+        atol=1e-8,
+    )
+
+
+def test_every_view_counts_and_zscores_put_views_on_one_scale():
+    known, texts, truth = attribution_problem(n_candidates=4, seed=6)
+    full = EnsembleAttributor().fit()._decisions(known, texts)
+    for i in range(len(_WINNERS)):
+        fewer = _WINNERS[:i] + _WINNERS[i + 1 :]
+        got = EnsembleAttributor(views=fewer).fit()._decisions(known, texts)
+        assert np.abs(got - full).max() > 1e-3, f"dropping view {_WINNERS[i]} changed nothing"
+    # one view standardised: every text's candidates have mean 0 and standard deviation 1
+    one = EnsembleAttributor(views=_WINNERS[2:]).fit()._decisions(known, texts)
+    np.testing.assert_allclose(one.mean(axis=1), 0.0, atol=1e-12)
+    np.testing.assert_allclose(one.std(axis=1), 1.0)
+    assert (full.argmax(axis=1) == truth).mean() >= 0.75
+
+
 def test_lead_scores_by_hand():
     got = lead_scores(np.array([[0.9, 0.2, 0.1], [0.4, 0.5, 0.45]]), 0.1)
     np.testing.assert_allclose(got, [[0.8, 0.1, 0.05], [0.4, 0.475, 0.425]])
@@ -91,3 +158,10 @@ def test_contract(corpus):
         EnsembleAttributor(n_simulated=0).fit()
     with pytest.raises(ValueError, match="C must be > 0"):
         EnsembleAttributor(C=0).fit()
+    for views in ((), (("chars", (1, 3)),), (("word", (3, 1)),), (("word", 2),)):
+        with pytest.raises(ValueError, match="views must be a non-empty tuple"):
+            EnsembleAttributor(views=views).fit()
+    with pytest.raises(ValueError, match="scaling must be one of"):
+        EnsembleAttributor(scaling="minmax").fit()
+    with pytest.raises(ValueError, match="combination must be one of"):
+        EnsembleAttributor(combination="vote").fit()
