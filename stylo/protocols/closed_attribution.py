@@ -36,6 +36,8 @@ __all__ = ["ClosedSetAttribution"]
 SIZES = ((10, 10, 5), (10, 5, 2), (5, 5, 2))
 #: seeded topic orders tried before the smallest-first one
 _TOPIC_TRIES = 5
+#: columns of a PAN attribution corpus that describe its own (open-set) problems
+_PAN_PROBLEM_COLUMNS = ("problem", "candidate", "role")
 
 
 def _split_by_topic(
@@ -206,6 +208,14 @@ class ClosedSetAttribution(Protocol):
         keep = np.zeros(len(corpus), dtype=bool)
         keep[used_known] = True
         train = corpus.filter(keep, f"{self.name}:known texts")
+        # a PAN attribution corpus's own problem, candidate and role columns describe its open
+        # problems, not this closed one; an attributor that learns an open-set rule from them
+        # (ensemble-attribution) would fit it for nothing
+        train = Corpus(
+            train.frame.drop(columns=[c for c in _PAN_PROBLEM_COLUMNS if c in train.frame]),
+            name=train.name,
+            history=train.history,
+        )
         info = {
             "seed": seed,
             "setting": dict(setting),

@@ -100,3 +100,17 @@ def test_evaluate_scores_a_strong_method_above_chance():
     assert overall.loc["accuracy", "value"] > 0.5  # chance is 0.1
     rand = PROTOCOL.evaluate(registry.make("random", seed=0), task)
     assert rand.query("group == 'all' and metric == 'accuracy'")["value"].item() < 0.4
+
+
+def test_a_pan_corpus_problem_columns_are_not_passed_to_fit():
+    # PAN attribution corpora carry their own open-set problems; a closed task's training
+    # texts must not, or an attributor fits an open-set rule the closed task never uses
+    corpus = synthetic_corpus(n_authors=12, per_author=7)
+    frame = corpus.frame.copy()
+    frame["problem"], frame["candidate"], frame["role"] = "p1", frame["author"], "known"
+    (setting,) = PROTOCOL.settings(Corpus(frame, name="pan_like"))
+    task = PROTOCOL.sample(Corpus(frame, name="pan_like"), setting, seed=0)
+    assert not {"problem", "candidate", "role"} & set(task.train.frame.columns)
+    assert {"id", "text", "author"} <= set(task.train.frame.columns)
+    est = registry.make("ensemble-attribution", seed=0).fit(task.train)
+    assert est.reject_margin_ == 0.0
