@@ -40,6 +40,15 @@ def tiny_bert(folder: Path, max_positions: int = 64, seed: int = 0) -> str:
     return str(folder)
 
 
+#: small-model training settings the tests start from (16-token chunks, a high learning rate)
+TINY_PARAMS = dict(max_tokens=16, epochs=2, batch_size=8, learning_rate=1e-3)
+
+
+def tiny_model_path(tmp_path_factory) -> str:
+    """The tiny model in a fresh folder of the test session (for a module-scoped fixture)."""
+    return tiny_bert(tmp_path_factory.mktemp("tiny_bert"))
+
+
 def style_text(rng: np.random.Generator, style: int, n_words: int = 24) -> str:
     return " ".join(rng.choice(STYLE_B if style else STYLE_A, n_words))
 

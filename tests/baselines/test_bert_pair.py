@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 from sklearn.metrics import roc_auc_score
-from tiny_bert import STYLE_A, STYLE_B, easy_pairs, tiny_bert
+from tiny_bert import STYLE_A, STYLE_B, TINY_PARAMS, easy_pairs, tiny_model_path
 
 from stylo.progress import listening
 
@@ -19,14 +19,13 @@ pytestmark = pytest.mark.extra("neural")
 
 @pytest.fixture(scope="module")
 def path(tmp_path_factory):
-    return tiny_bert(tmp_path_factory.mktemp("tiny_bert"))
+    return tiny_model_path(tmp_path_factory)
 
 
 def bert(path, **params):
     from baselines.bert_pair import BertPair
 
-    base = dict(model_path=path, max_tokens=16, epochs=2, batch_size=8, learning_rate=1e-3)
-    return BertPair(**{**base, **params})
+    return BertPair(model_path=path, **{**TINY_PARAMS, **params})
 
 
 @pytest.fixture(scope="module")
