@@ -131,13 +131,16 @@ class KindScope:
     datasets (``{protocol: [dataset, ...]}``), with ``n_seeds`` only the grid's first
     ``n_seeds`` seeds, and with ``settings`` (``{protocol: [partial setting, ...]}``) only
     the settings that contain all items of one of the partial settings; ``protocol_params``
-    replaces the grid's protocol parameters for them (e.g. fewer triplets). They are slow, so
-    the reference grid gives them the seeds' tables only."""
+    replaces the grid's protocol parameters for them (e.g. fewer triplets); ``maskings``, when
+    given, are the grid's maskings they run with on its masking protocols (instead of those
+    the grid's ``masking_methods`` give). They are slow, so the reference grid gives them the
+    seeds' tables only."""
 
     protocol_datasets: Mapping[str, list[str]]
     n_seeds: int | None = None
     settings: Mapping[str, list[dict]] = field(default_factory=dict)
     protocol_params: Mapping[str, dict] = field(default_factory=dict)
+    maskings: tuple[str, ...] | None = None
 
     def admits(self, protocol: str, dataset: str, setting: Mapping, seed_index: int) -> bool:
         wanted = self.settings.get(protocol)
@@ -256,6 +259,23 @@ _ATTRIBUTION = KindScope(
     }
 )
 _MLPAPERS_5 = {"n_authors": 5, "first_author": True}
+#: the fine-tuned transformers (bert-pair, siamese-pair; sizes in the registry) on the
+#: Rethinking-AV splits of the paper's kinds of data, with and without entity masking as the
+#: paper's Table 4 (not text distortion), first seed only; siamese-pair, cheap to rank with,
+#: is also the neural row of one-to-many on the embedding rows' tasks: 14 splits x 2 x 2 + 2 =
+#: 58 cells on the classical rows' own tasks. Sizes (baselines/registry.py) chosen for about an
+#: hour on 2 cores; measured on the closed splits (first seed, 2 workers, on a machine loaded
+#: ~3x by other work): bert-pair 211 s a cell on PAN19 and Guardian, 127 s on Blog (with
+#: entity masking 185, 187, 111 s); siamese-pair 211, 198 s (masked 263, 255 s): about 100
+#: minutes at that load for all 58, so about an hour or less on an otherwise idle machine
+_RETHINKING_NEURAL = {"rethinking_av": ["pan19_cdaa", "guardian", "blog"]}
+_NEURAL = KindScope(_RETHINKING_NEURAL, n_seeds=1, maskings=("entity_masking",))
+_SIAMESE = KindScope(
+    {**_RETHINKING_NEURAL, "aidbench_one_to_many": ["mlpapers"]},
+    n_seeds=1,
+    settings={"aidbench_one_to_many": [_MLPAPERS_2, _MLPAPERS_5]},
+    maskings=("entity_masking",),
+)
 #: embedding and local-LLM rows run on the classical rows' own tasks (first seed: 200
 #: one-to-two triplets; one-to-many's 10 groups x 3 repeats), on as many corpora as keep the
 #: local model (Gemma 3 270M on 2 cores) near an hour. Measured in the reference run: the
@@ -267,6 +287,8 @@ _MLPAPERS_5 = {"n_authors": 5, "first_author": True}
 #: corpus each
 _KIND_SCOPES = {
     "attribution": _ATTRIBUTION,
+    "neural": _NEURAL,
+    "siamese-pair": _SIAMESE,
     "embedding": KindScope(
         {
             "aidbench_one_to_two": ["imdb62", "enron", "blog", "guardian"],
@@ -291,8 +313,13 @@ _KIND_SCOPES = {
 #: the likelihood verifier's forward passes are most of a quick run's model time: 6 training
 #: pairs and 64 tokens a text (the reference grid: the registry's 50 pairs, 128 tokens)
 _QUICK_METHOD_PARAMS = {"llm-likelihood": {"n_train_pairs": 6, "max_text_tokens": 64}}
+#: a tiny fine-tune on one split, unmasked, so the neural path runs: 8 pairs, one 32-token
+#: chunk a text; 4 to 15 s a cell (the first loads torch) on a machine loaded ~3x
+_QUICK_NEURAL = {"n_train_pairs": 8, "max_tokens": 32, "max_chunks": 1, "epochs": 1}
+_QUICK_METHOD_PARAMS.update({m: dict(_QUICK_NEURAL) for m in ("bert-pair", "siamese-pair")})
 _QUICK_KIND_SCOPES = {
     "attribution": _ATTRIBUTION,
+    "neural": KindScope({"rethinking_av": ["guardian"]}, maskings=()),
     "embedding": KindScope({"aidbench_one_to_two": ["imdb62"]}),
     "llm": KindScope(
         {"aidbench_one_to_two": ["imdb62"]},
@@ -386,11 +413,11 @@ def _protocol_cells(
                 scope = _scope(grid, m, suite)
                 if scope is not None and not scope.admits(pname, ds.name, setting, s_index):
                     continue
-                masks = (
-                    [None, *grid.maskings]
-                    if masked and (grid.masking_methods is None or m in grid.masking_methods)
-                    else [None]
-                )
+                masks = [None]
+                if masked and scope is not None and scope.maskings is not None:
+                    masks += [k for k in grid.maskings if k in scope.maskings]
+                elif masked and (grid.masking_methods is None or m in grid.masking_methods):
+                    masks += grid.maskings
                 for mask in masks:
                     cells.append(
                         Cell(

@@ -14,11 +14,14 @@ from baselines.registry import Construct, MethodSpec
 HEAVY = [
     "baselines.compression",
     "baselines.embedding",
+    "baselines.bert_pair",
+    "baselines.siamese_pair",
     "baselines.llm",
     "baselines.rag",
     "baselines.calibration",
     "baselines.impostors",
     "torch",
+    "transformers",
     "llama_cpp",
     "sentence_transformers",
     "zstandard",
@@ -72,3 +75,16 @@ def test_prompt_family_is_read_without_building_the_method():
     assert registry.prompt_family("llm-prompt") == "general"
     assert registry.prompt_family("rag-embedding-llm") == "topic_ignored"
     assert registry.prompt_family("naive") is None
+
+
+def test_neural_methods_need_the_neural_extra(monkeypatch):
+    from baselines.bert_pair import BertPair
+    from baselines.siamese_pair import SiamesePair
+
+    assert isinstance(registry.make("bert-pair", 7), BertPair)
+    assert registry.make("siamese-pair", 7).random_state == 7
+    assert isinstance(registry.make("siamese-pair"), SiamesePair)
+    monkeypatch.setitem(registry.EXTRAS, "neural", ("no_such_module_xyz",))
+    for name in ("bert-pair", "siamese-pair"):
+        why = registry.unavailable(registry.spec(name), registry.DEFAULT_OPTIONS)
+        assert why == "needs extra neural (pip install 'stylo[neural]')"

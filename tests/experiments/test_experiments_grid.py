@@ -246,3 +246,48 @@ def test_a_method_scope_wins_over_its_kind_scope():
         ("other", "d2", 0),
         ("other", "d2", 1),
     }
+
+
+def test_a_scope_with_maskings_runs_its_methods_with_those_only():
+    methods = {
+        "random": METHODS["random"],
+        "net": MethodSpec(lambda seed, o: RandomGuess(seed), kind="neural"),
+    }
+    maskings = {"mask": lambda verifier: verifier, "other": lambda verifier: verifier}
+    grid = toy_grid(
+        methods=("random", "net"),
+        maskings=["mask", "other"],
+        masking_protocols=["toy_verification"],
+        masking_methods=["random"],
+        kind_scopes={
+            "neural": KindScope(
+                {"toy_verification": ["toy"], "toy_ranking": ["toy"]}, maskings=("other",)
+            )
+        },
+    )
+    suite = Suite(PROTOCOLS, toy_loader, methods=methods, maskings=maskings)
+    cells = expand(grid, suite).cells
+    masks = {(c.method, c.protocol, c.masking) for c in cells}
+    # the scope's masking on the masking protocol only, though masking_methods leaves it out
+    assert {m for n, p, m in masks if n == "net" and p == "toy_verification"} == {None, "other"}
+    assert {m for n, p, m in masks if n == "net" and p == "toy_ranking"} == {None}
+    assert {m for n, p, m in masks if n == "random" and p == "toy_verification"} == {
+        None,
+        "mask",
+        "other",
+    }
+
+
+def test_neural_methods_run_on_the_rethinking_splits_with_entity_masking_only():
+    full = full_grid()
+    for name in ("bert-pair", "siamese-pair"):
+        assert METHODS[name].kind == "neural" and METHODS[name].extras == ("neural",)
+    neural, siamese = full.kind_scopes["neural"], full.kind_scopes["siamese-pair"]
+    assert neural.maskings == siamese.maskings == ("entity_masking",)
+    assert neural.protocol_datasets == {"rethinking_av": ["pan19_cdaa", "guardian", "blog"]}
+    assert neural.n_seeds == siamese.n_seeds == 1
+    assert siamese.protocol_datasets["aidbench_one_to_many"] == ["mlpapers"]
+    assert siamese.settings == full.kind_scopes["embedding"].settings
+    quick = quick_grid()
+    assert quick.kind_scopes["neural"].protocol_datasets == {"rethinking_av": ["guardian"]}
+    assert quick.method_params["bert-pair"]["max_tokens"] <= 64
