@@ -308,6 +308,24 @@ class TransformerVerifier(Verifier):
         """The training loss of a batch: one chunk of each text of each pair, 0/1 labels."""
         raise NotImplementedError
 
+    # -- explanation -----------------------------------------------------------------------
+    def explain(self, text_a: str, text_b: str, n_steps: int = 50):
+        """Per-token Integrated Gradients of this pair's score (:mod:`stylo.explain`).
+
+        Returns a tidy DataFrame, one row per token of the two texts' first chunks (the first
+        ``max_tokens`` tokens of each: to explain another chunk, pass its text): ``side``
+        (``"a"``/``"b"``), ``position``, ``token``, ``start``/``end`` (character offsets
+        into the text) and ``attribution`` (in score units; with the convergence delta,
+        ``truncated`` and the score in ``.attrs``). Needs the ``neural`` extra (captum).
+        """
+        self._check_fitted()
+        with _torch_run(self.n_jobs):
+            return self._explain_impl(text_a, text_b, int(n_steps))
+
+    def _explain_impl(self, text_a: str, text_b: str, n_steps: int):
+        """The explainer of this model kind (cross-encoder or bi-encoder)."""
+        raise NotImplementedError
+
     # -- prediction ------------------------------------------------------------------------
     def _batched(self, n: int, length, run) -> np.ndarray:
         """``run(indices)`` (an array of results, one per index) over ``range(n)`` in batches

@@ -93,3 +93,15 @@ class BertPair(TransformerVerifier):
         # every chunk pair of a text pair counts once: the mean of its probabilities
         sums = np.bincount(owner, weights=probs, minlength=len(texts_a))
         return sums / np.bincount(owner, minlength=len(texts_a))
+
+    def _explain_impl(self, text_a, text_b, n_steps):
+        from stylo.explain import explain_cross
+
+        return explain_cross(
+            self.model_,
+            self.tokenizer_,
+            text_a,
+            text_b,
+            max_tokens=self.max_tokens,
+            n_steps=n_steps,
+        )

@@ -56,13 +56,3 @@ def tiny_encoder(tokenizer, seed: int = 1):
 
     torch.manual_seed(seed)
     return BertModel(_config(tokenizer), add_pooling_layer=False).eval()
-
-
-def require_captum() -> None:
-    """Skip (fail under CI) without captum, which the ``embed`` extra does not bring."""
-    import importlib.util
-
-    from conftest import missing
-
-    if importlib.util.find_spec("captum") is None:
-        missing("captum not installed (pip install captum)", extra=True)

@@ -106,3 +106,17 @@ def test_sklearn_contract_and_length_check(path):
     siamese(path, max_tokens=62).fit(easy_pairs(4))
     with pytest.raises(ValueError, match="takes at most 64"):
         siamese(path, max_tokens=63).fit(easy_pairs(4))
+
+
+def test_explain_attributes_the_pair_score(fitted):
+    from sklearn.exceptions import NotFittedError
+
+    # one chunk a text (under max_tokens), so the explained score is the verifier's score
+    a, b = " ".join(STYLE_A[:6]), " ".join(STYLE_B[:5])
+    frame = fitted.explain(a, b, n_steps=16)
+    assert set(frame["side"]) == {"a", "b"}
+    assert frame.attrs["score"] == pytest.approx(fitted.score_pairs([a], [b])[0], abs=1e-5)
+    assert not frame.attrs["truncated"]
+    assert np.isfinite(frame["attribution"]).all() and frame["attribution"].abs().sum() > 0
+    with pytest.raises(NotFittedError):
+        clone(fitted).explain(a, b)

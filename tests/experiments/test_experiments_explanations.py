@@ -6,13 +6,13 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from explain_models import require_captum, tiny_cross, tiny_encoder, tiny_tokenizer
+from explain_models import tiny_cross, tiny_encoder, tiny_tokenizer
 
 from experiments.explanations import TABLE_COLUMNS, Cell, entity_mass_table, sample_pairs
 from stylo.corpus import PairSet
 from stylo.features.masking import EntityMasker
 
-pytestmark = pytest.mark.extra("embed")
+pytestmark = pytest.mark.extra("neural")
 
 PAIRS = PairSet.from_lists(
     [
@@ -29,7 +29,6 @@ PAIRS = PairSet.from_lists(
 
 @pytest.fixture(scope="module")
 def verifiers(tmp_path_factory):
-    require_captum()
     tokenizer = tiny_tokenizer(tmp_path_factory.mktemp("vocab"))
     cross = SimpleNamespace(model_=tiny_cross(tokenizer), tokenizer_=tokenizer, max_tokens=12)
     siamese = SimpleNamespace(model_=tiny_encoder(tokenizer), tokenizer_=tokenizer, max_tokens=12)

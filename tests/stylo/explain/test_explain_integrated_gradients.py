@@ -5,18 +5,13 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from explain_models import require_captum, tiny_cross, tiny_encoder, tiny_tokenizer
+from explain_models import tiny_cross, tiny_encoder, tiny_tokenizer
 
 # skipped without the extra (and captum), a failure under CI (conftest.py)
-pytestmark = pytest.mark.extra("embed")
+pytestmark = pytest.mark.extra("neural")
 
 TEXT_A = "The cat sat on the mat, said Mr. Smith of NASA in 2021."
 TEXT_B = "Yesterday a dog slept under the table; Smith said so."
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _captum():
-    require_captum()
 
 
 @pytest.fixture(scope="module")
