@@ -5,6 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
+import pandas as pd
 import pytest
 from explain_models import tiny_cross, tiny_encoder, tiny_tokenizer
 
@@ -68,3 +69,32 @@ def test_sample_is_seeded_and_shared_by_every_cell_of_a_split():
     assert picks == sample_pairs(PAIRS, 2, seed=5) and picks == sorted(picks) and len(picks) == 2
     assert len({tuple(sample_pairs(PAIRS, 2, seed=s)) for s in range(10)}) > 1
     assert np.all(np.diff(sample_pairs(PAIRS, 3, seed=1)) > 0)
+
+
+@pytest.mark.real_data
+def test_command_line_writes_the_table_and_renderings(tmp_path):
+    from conftest import load_or_skip
+
+    from experiments.explanations import main
+
+    load_or_skip("guardian")
+    out = tmp_path / "expl"
+    args = ["--quick", "--splits", "closed", "--n-pairs", "2", "--n-steps", "4", "--out", str(out)]
+    assert main(args) == 0
+    table = pd.read_csv(out / "entity_mass.csv")
+    assert len(table) == 4 and set(table["masking"]) == {"none", "entity_masking"}
+    assert ((table["entity_mass_mean"] >= 0) & (table["entity_mass_mean"] <= 1)).all()
+    assert (out / "ENTITY_MASS.md").read_text().count("| closed |") == 4
+    assert (out / "plots" / "explained.html").stat().st_size > 0
+
+
+@pytest.mark.real_data
+def test_command_line_names_an_unknown_split(tmp_path, capsys):
+    from conftest import load_or_skip
+
+    from experiments.explanations import main
+
+    load_or_skip("guardian")
+
+    assert main(["--dataset", "guardian", "--splits", "nope", "--out", str(tmp_path)]) == 2
+    assert "nope" in capsys.readouterr().err
