@@ -1,6 +1,7 @@
 """Benchmark: stylo.features n-gram extractors and distance kernels vs scikit-learn / SciPy.
 
-    python benchmarks/bench_features.py [--docs 30000] [--pairs 1000]
+    python -m benchmarks.bench_features [--docs 30000] [--pairs 1000] [--repeats 3]
+        [--max-load 0.5] [--quiet-timeout 900]
 
 It imports ``stylo`` as installed (``pip install -e .``): to measure another checkout, run it
 with ``PYTHONPATH=<checkout>`` (the subprocesses inherit it).
@@ -11,7 +12,8 @@ and word 1-2-grams, runs ``CountVectorizer.fit_transform`` and ``CharNgrams`` /
 (after a small warm-up call, so Numba's cached compilation and imports are not timed). It
 first checks that every matrix equals CountVectorizer's (same feature names, same counts),
 then prints seconds, documents/s, MB/s (UTF-8 text), peak memory and speed ratios. Each stylo
-configuration runs ``--repeats`` times (default 3, the median is reported), ``n_jobs=1`` and
+configuration runs ``--repeats`` times (default 3, the median is reported) once the machine is
+quiet (:mod:`benchmarks.quiet`; the load before and after is printed), ``n_jobs=1`` and
 ``n_jobs=2`` alternating: on a virtual machine one run can vary by 30 % or more, mostly in
 first-touch page faults of the result, and the machine's state drifts between runs, so that
 a drift weighs on both sides of their ratio alike. Each run waits ``--settle`` seconds
@@ -47,6 +49,10 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from benchmarks import quiet
+
+#: the checkout this file is in: the children run ``-m benchmarks.bench_features`` from it
+_ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = {"char 1-4": ("char", (1, 4)), "word 1-2": ("word", (1, 2))}
 
 
@@ -122,7 +128,8 @@ def run_extractors(texts, tmp: Path, repeats: int, settle: float) -> list[dict]:
             subprocess.run(
                 [
                     sys.executable,
-                    __file__,
+                    "-m",
+                    "benchmarks.bench_features",
                     "--child",
                     "--config",
                     config,
@@ -138,6 +145,7 @@ def run_extractors(texts, tmp: Path, repeats: int, settle: float) -> list[dict]:
                     str(settle),
                 ],
                 check=True,
+                cwd=_ROOT,
             )
             with open(out + ".json") as fh:
                 runs.setdefault((engine, n_jobs), []).append(json.load(fh))
@@ -301,17 +309,12 @@ def main():
     p.add_argument("--pairs", type=int, default=1000)
     p.add_argument("--kernels-only", action="store_true", help="skip the extractor runs")
     p.add_argument(
-        "--repeats",
-        type=int,
-        default=3,
-        help="runs of each stylo extractor configuration (median reported)",
-    )
-    p.add_argument(
         "--settle",
         type=float,
         default=3.0,
         help="seconds each run waits, after its warm-up, before it is timed",
     )
+    quiet.add_arguments(p)
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--config", help=argparse.SUPPRESS)
     p.add_argument("--engine", help=argparse.SUPPRESS)
@@ -324,16 +327,14 @@ def main():
     from stylo.datasets import load
 
     texts = load("blog").texts[: args.docs]
-    print(
-        f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start "
-        "(shared with other sessions: absolute times are noisy, ratios less so)"
-    )
+    record = quiet.LoadRecord(quiet.wait_for_quiet(args.max_load, args.quiet_timeout))
+    print(f"machine: {os.cpu_count()} cores")
     if not args.kernels_only:
         with tempfile.TemporaryDirectory() as tmp:
             rows = run_extractors(texts, Path(tmp), args.repeats, args.settle)
         print_extractors(rows, len(texts))
     bench_kernels(texts, args.pairs)
-    print(f"load average at end {os.getloadavg()[0]:.1f}")
+    print(record.close().label())
 
 
 if __name__ == "__main__":
