@@ -23,7 +23,8 @@ seeded test pairs explained for every cell)::
 
 writes ``entity_mass.csv``, ``ENTITY_MASS.md`` and the renderings ``plots/explained.html`` and
 ``plots/explained.png`` under ``--out``; ``--quick`` fine-tunes on 8 pairs of 32-token chunks
-(the quick grid's sizes), to check the path, not to measure.
+(the quick grid's sizes), to check the path, not to measure. The renderings show corpus
+text: keep them out of commits (``results/`` is ignored).
 """
 
 from __future__ import annotations
