@@ -40,7 +40,7 @@ from baselines._ppm import ppm_cross_entropies
 from stylo.text_input import has_text
 from stylo.verifier import NO_ANSWER, Verifier, training_pairs
 
-__all__ = ["CompressionVerifier", "compression_measures", "MEASURES"]
+__all__ = ["CompressionVerifier", "MEASURES", "clear_memo", "compression_measures"]
 
 MEASURES = ("ppm", "ncd", "cdm", "xent")
 
@@ -97,6 +97,11 @@ def _unbatch(parts: list[np.ndarray], n: int, k: int) -> np.ndarray:
 #: (``cdm``, ``cdm-cal``, ``ncd`` and ``ncd-cal`` score the same pairs with the same sizes)
 _MEMO: dict[tuple, dict[tuple[str, str], np.ndarray]] = {}
 _MEMO_PAIRS = 200_000
+
+
+def clear_memo() -> None:
+    """Forget every measured pair (a benchmark's cold run measures them all again)."""
+    _MEMO.clear()
 
 
 def _utf8(text: str) -> bytes:
