@@ -176,6 +176,8 @@ class TransformerVerifier(Verifier):
     #: special tokens a model input adds to one chunk (siamese: 2) or to a chunk pair (BERT: 3)
     _specials_per_input = 2
     _chunks_per_input = 1
+    #: the function of :mod:`stylo.explain` that explains this kind of model
+    _explainer = "explain_siamese"
 
     def __init__(
         self,
@@ -318,13 +320,19 @@ class TransformerVerifier(Verifier):
         into the text) and ``attribution`` (in score units; with the convergence delta,
         ``truncated`` and the score in ``.attrs``). Needs the ``neural`` extra (captum).
         """
-        self._check_fitted()
-        with _torch_run(self.n_jobs):
-            return self._explain_impl(text_a, text_b, int(n_steps))
+        import stylo.explain
 
-    def _explain_impl(self, text_a: str, text_b: str, n_steps: int):
-        """The explainer of this model kind (cross-encoder or bi-encoder)."""
-        raise NotImplementedError
+        self._check_fitted()
+        explainer = getattr(stylo.explain, self._explainer)
+        with _torch_run(self.n_jobs):
+            return explainer(
+                self.model_,
+                self.tokenizer_,
+                text_a,
+                text_b,
+                max_tokens=self.max_tokens,
+                n_steps=int(n_steps),
+            )
 
     # -- prediction ------------------------------------------------------------------------
     def _batched(self, n: int, length, run) -> np.ndarray:

@@ -54,6 +54,7 @@ class BertPair(TransformerVerifier):
 
     _specials_per_input = 3
     _chunks_per_input = 2
+    _explainer = "explain_cross"
 
     def _new_model(self, path: str):
         from transformers import AutoModelForSequenceClassification
@@ -93,15 +94,3 @@ class BertPair(TransformerVerifier):
         # every chunk pair of a text pair counts once: the mean of its probabilities
         sums = np.bincount(owner, weights=probs, minlength=len(texts_a))
         return sums / np.bincount(owner, minlength=len(texts_a))
-
-    def _explain_impl(self, text_a, text_b, n_steps):
-        from stylo.explain import explain_cross
-
-        return explain_cross(
-            self.model_,
-            self.tokenizer_,
-            text_a,
-            text_b,
-            max_tokens=self.max_tokens,
-            n_steps=n_steps,
-        )

@@ -97,15 +97,3 @@ class SiamesePair(TransformerVerifier):
             queries,
             candidate_lists,
         )
-
-    def _explain_impl(self, text_a, text_b, n_steps):
-        from stylo.explain import explain_siamese
-
-        return explain_siamese(
-            self.model_,
-            self.tokenizer_,
-            text_a,
-            text_b,
-            max_tokens=self.max_tokens,
-            n_steps=n_steps,
-        )

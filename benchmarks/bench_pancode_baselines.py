@@ -87,7 +87,7 @@ def score(answers: Path, test) -> dict:
     return m
 
 
-def _commands(py: str, code: Path, root: Path, tr: Path, te: Path) -> dict[str, list[list[str]]]:
+def commands(py: str, code: Path, root: Path, tr: Path, te: Path) -> dict[str, list[list[str]]]:
     """pan-code's command lines per baseline (the compressor: a train run, then a test run)."""
     cngdist = [
         [
@@ -130,9 +130,9 @@ def main(argv=None) -> int:
         shutil.rmtree(root, ignore_errors=True)
         tr = write_pan20_format(train, root / "train")
         te = write_pan20_format(test, root / "test")
-        commands = _commands(sys.executable, code, root, tr, te)
+        per_baseline = commands(sys.executable, code, root, tr, te)
         contenders = {
-            k: (lambda c=c, r=root: sum(run(cmd, r) for cmd in c)) for k, c in commands.items()
+            k: (lambda c=c, r=root: sum(run(cmd, r) for cmd in c)) for k, c in per_baseline.items()
         }
         for method in PARITY.values():
             contenders[method] = lambda m=method, n=name: run_stylo(n, m, 0, 1)["total_s"]

@@ -31,7 +31,7 @@ from pathlib import Path
 import pandas as pd
 
 from baselines.pan_io import write_pan20_format
-from benchmarks.bench_pancode_baselines import CNGDIST, COMPRESSOR, prepare_code, run
+from benchmarks.bench_pancode_baselines import commands, prepare_code, run
 from benchmarks.pan_datasets import train_test
 from benchmarks.pancode_cdaa_baselines import BASELINES, score_answers, write_collection
 from stylo.datasets import load
@@ -56,46 +56,8 @@ def verification(pancode: Path, work: Path) -> pd.DataFrame:
     if not (cng.exists() and ppm.exists()):
         tr = write_pan20_format(train, root / "train")
         te = write_pan20_format(test, root / "test")
-        run(
-            [
-                py,
-                str(code / Path(CNGDIST).name),
-                "-input_pairs",
-                str(tr / "pairs.jsonl"),
-                "-input_truth",
-                str(tr / "truth.jsonl"),
-                "-test_pairs",
-                str(te / "pairs.jsonl"),
-                "-output",
-                str(cng.parent),
-            ],
-            cwd=root,
-        )
-        run(
-            [
-                py,
-                str(code / Path(COMPRESSOR).name),
-                "--train",
-                "-train_dir",
-                str(tr),
-                "-model_dir",
-                str(root / "model"),
-            ],
-            cwd=root,
-        )
-        run(
-            [
-                py,
-                str(code / Path(COMPRESSOR).name),
-                "-model_dir",
-                str(root / "model"),
-                "-test_dir",
-                str(te),
-                "-out_dir",
-                str(ppm.parent),
-            ],
-            cwd=root,
-        )
+        for command in sum(commands(py, code, root, tr, te).values(), []):
+            run(command, cwd=root)
     a, b = _answers(cng), _answers(ppm)
     ids = [str(i) for i in test.ids]
     return pd.DataFrame(
