@@ -1,6 +1,6 @@
-"""Figures the README publishes, recomputed in full: the PAN15-en row of the PAN verification
-table (all 500 test problems, PAN 2021 metrics) and the Federalist attributions of every
-Delta variant. The pan-code columns and PAN's attribution baselines are in
+"""Figures benchmarks/README.md publishes, recomputed in full: the PAN15-en row of the PAN
+verification table (all 500 test problems, PAN 2021 metrics) and the Federalist attributions of
+every Delta variant. The pan-code columns and PAN's attribution baselines are in
 ``test_parity_pancode.py``; AIDBench Table 3 in ``test_protocols_evaluate.py``.
 """
 
@@ -17,11 +17,11 @@ pytestmark = pytest.mark.real_data
 # the README prints 3 decimals: a figure is reproduced when it rounds to the printed one
 PRINTED = 0.0005 + 1e-12
 
-# README, PAN verification table, row "PAN15 en (500)": overall, AUC x c@1 (naive's row is
-# the pan-code cngdist parity test). Measured at commit 306e97f: ppm 0.69021 / 0.46592, ncd
-# 0.51966 / 0.32248, cdm 0.61570 / 0.40284, zstd-xent 0.65349 / 0.38001; delta (its paragraph
-# under the AIDBench table: AUC 0.795, c@1 0.662, overall 0.718, AUC x c@1 0.526) 0.794624,
-# 0.662, 0.717500, 0.526041.
+# benchmarks/README.md, PAN verification table, row "PAN15 en (500)": overall, AUC x c@1 (naive's
+# row is the pan-code cngdist parity test). Measured at commit 306e97f: ppm 0.69021 / 0.46592, ncd
+# 0.51966 / 0.32248, cdm 0.61570 / 0.40284, zstd-xent 0.65349 / 0.38001; delta (its paragraph under
+# the AIDBench table: AUC 0.795, c@1 0.662, overall 0.718, AUC x c@1 0.526) 0.794624, 0.662,
+# 0.717500, 0.526041.
 PAN15_ROW = {
     "ppm": (0.690, 0.466),
     "ncd": (0.520, 0.322),
@@ -63,10 +63,10 @@ def test_pan15_row_of_the_readme_impostors(name, pan15):
         assert abs(value - printed) <= spread, (got, IMPOSTORS)
 
 
-# README: Burrows, Argamon and cosine Delta give all 12 disputed essays to Madison; Eder's
-# Delta gives 11 (No. 55 to Hamilton). The margins (best minus second-best score, summed over
-# the 12 essays, measured at commit 306e97f) pin the numbers behind the answers: the closest
-# calls are Burrows' (0.00048, No. 55 too) and Eder's.
+# benchmarks/README.md: Burrows, Argamon and cosine Delta give all 12 disputed essays to Madison;
+# Eder's Delta gives 11 (No. 55 to Hamilton). The margins (best minus second-best score, summed over
+# the 12 essays, measured at commit 306e97f) pin the numbers behind the answers: the closest calls
+# are Burrows' (0.00048, No. 55 too) and Eder's.
 FEDERALIST_MARGIN_SUMS = {
     "argamon": 8.572784694887698,
     "burrows": 0.41276667104267484,

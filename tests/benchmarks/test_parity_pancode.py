@@ -1,5 +1,6 @@
-"""The README's parity claims against PAN's official baselines (pan-code), from their answers
-stored in ``tests/fixtures/`` (how they were made: ``tests/fixtures/README.md``):
+"""The parity claims of README.md and benchmarks/README.md against PAN's official baselines
+(pan-code), from their answers stored in ``tests/fixtures/`` (how they were made:
+``tests/fixtures/README.md``):
 
 - ``naive`` gives pan-code cngdist's answers on the 500 PAN15-en test problems (max difference
   1.1e-15), and both score the README's .678 / .433 (overall / AUC x c@1);
