@@ -67,13 +67,6 @@ def test_chunks_over_the_cap_are_a_seeded_choice(path, fitted):
     assert len(fitted._kept_chunks(long)) == 4
 
 
-def test_same_seed_same_scores_other_seed_other_scores(path):
-    train, test = easy_pairs(16, seed=1), easy_pairs(8, seed=2)
-    runs = [bert(path, random_state=s).fit(train).score_problems(test) for s in (3, 3, 4)]
-    np.testing.assert_array_equal(runs[0], runs[1])
-    assert not np.allclose(runs[0], runs[2])
-
-
 def test_training_moves_scores_toward_the_labels(path):
     test = easy_pairs(40, seed=5, n_words=40)
     untrained = bert(path, epochs=1, learning_rate=1e-6).fit(easy_pairs(8, seed=4))
@@ -152,17 +145,3 @@ def test_sklearn_contract_and_parameter_checks(path):
     bert(path, max_tokens=30).fit(easy_pairs(4))
     with pytest.raises(ValueError, match="takes at most 64"):
         bert(path, max_tokens=31).fit(easy_pairs(4))
-
-
-def test_explain_attributes_the_pair_score(fitted):
-    from sklearn.exceptions import NotFittedError
-
-    # one chunk a text (under max_tokens), so the explained score is the verifier's score
-    a, b = " ".join(STYLE_A[:6]), " ".join(STYLE_B[:5])
-    frame = fitted.explain(a, b, n_steps=16)
-    assert set(frame["side"]) == {"a", "b"}
-    assert frame.attrs["score"] == pytest.approx(fitted.score_pairs([a], [b])[0], abs=1e-5)
-    assert not frame.attrs["truncated"]
-    assert np.isfinite(frame["attribution"]).all() and frame["attribution"].abs().sum() > 0
-    with pytest.raises(NotFittedError):
-        clone(fitted).explain(a, b)
