@@ -327,12 +327,11 @@ register(
     extras=("embed",),
 )
 # Fine-tuned all-MiniLM-L6-v2 (the `neural` extra), the Rethinking-AV paper's own systems, sized
-# so that the reference grid's 58 neural cells take about an hour on 2 cores (experiments/grid.py).
-# Chosen on Guardian's closed split (seed 0, 400 training pairs, 95 test pairs), one thread
-# on a machine loaded ~3x: bert-pair with 3 x 3 chunk pairs 79 s fit + 31 s score, AUC 0.54 (64
-# tokens, 200 pairs, one epoch at 5e-5: 143 + 82 s, AUC 0.48); siamese-pair 122 s + 3 s, AUC
-# 0.64 (two epochs: 0.70 at three times the cost; 32 tokens, two epochs: 0.60); naive: 0.65.
-# 2 x 2 chunk pairs for bert-pair keep its grid cells near 3.5 minutes at that load.
+# so that the reference grid's 58 neural cells take about an hour on 2 cores (experiments/grid.py),
+# and chosen on the validation pairs of the Rethinking-AV closed splits of Guardian and Blog
+# (train -> val, no test pair): `python -m benchmarks.choose_neural` (benchmarks/README.md).
+# bert-pair: 5e-5 over the first sizing's 2e-4 (mean validation AUC 0.587 against 0.503);
+# siamese-pair: 32-token chunks over 64 (0.658 against 0.642, at half the cost).
 register(
     "bert-pair",
     "baselines.bert_pair:BertPair",
@@ -344,16 +343,16 @@ register(
     max_chunks=2,
     n_train_pairs=400,
     epochs=2,
-    learning_rate=2e-4,
+    learning_rate=5e-5,
 )
 register(
     "siamese-pair",
     "baselines.siamese_pair:SiamesePair",
-    "Rethinking-AV's siamBERT: all-MiniLM-L6-v2 fine-tuned as a bi-encoder (64-token chunks, "
+    "Rethinking-AV's siamBERT: all-MiniLM-L6-v2 fine-tuned as a bi-encoder (32-token chunks, "
     "400 pairs, 1 epoch), (cos + 1) / 2 of up to 4 mean-pooled chunk embeddings averaged",
     kind="neural",
     extras=("neural",),
-    max_tokens=64,
+    max_tokens=32,
     max_chunks=4,
     n_train_pairs=400,
     epochs=1,

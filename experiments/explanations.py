@@ -39,6 +39,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from experiments.report import ENTITY_MASS_FILE
 from stylo.corpus import PairSet
 from stylo.explain import explain_cross, explain_siamese, summarise_entity_mass
 from stylo.explain.render import render_html, render_png
@@ -238,7 +239,7 @@ def main(argv=None) -> int:
         png_path=plots / "explained.png",
     )
     table.to_csv(args.out / "entity_mass.csv", index=False)
-    (args.out / "ENTITY_MASS.md").write_text(_markdown(table, args.dataset, args), encoding="utf-8")
+    (args.out / ENTITY_MASS_FILE).write_text(_markdown(table, args.dataset, args), encoding="utf-8")
     print(table.round(3).to_string(index=False))
     return 0
 

@@ -12,6 +12,7 @@ seeds ran; rows with fewer than :data:`SMALL_SAMPLE` items are flagged "small sa
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from importlib import metadata
@@ -22,6 +23,7 @@ import pandas as pd
 
 import stylo
 from experiments.cells import CellStore
+from experiments.cost import cell_costs, cost_by_kind, neural_costs
 from experiments.methods import method_label
 from experiments.operating_points import operating_points
 from stylo.metrics.aggregate import mean_std
@@ -35,6 +37,7 @@ __all__ = [
     "load_published",
     "manifest",
     "position_bias",
+    "published_items",
     "replicates",
     "summarise",
     "write_report",
@@ -90,6 +93,8 @@ PERCENT_PROTOCOLS = {"aidbench_one_to_one", "aidbench_one_to_two", "aidbench_one
 #: proportion near 50% (1.96 * sqrt(0.25 / n)) is wider than ±10 points, more than most gaps
 #: between the methods and the published figures
 SMALL_SAMPLE = 100
+#: the entity-attribution report of ``experiments.explanations``, included when present
+ENTITY_MASS_FILE = "ENTITY_MASS.md"
 
 _PACKAGES = [
     "stylo",
@@ -251,6 +256,35 @@ def _not_run(summary: dict) -> str:
 
 def _small(n) -> bool:
     return not pd.isna(n) and n < SMALL_SAMPLE
+
+
+_ITEMS = re.compile(r"(\d+) (?:text pairs|examples)\b")
+_SEEDS = re.compile(r"over (\d+) random seeds")
+_GROUPS = re.compile(r"(\d+) random author groups, each evaluated (\d+) times")
+
+
+def published_items(note: str) -> int | None:
+    """Items a published row was measured on, over all its runs, as its note states them
+    (AIDBench: "200 text pairs per run", "over 3 random seeds": 600; "10 random author
+    groups, each evaluated 3 times": 30 queries); None when the note does not say."""
+    note = note if isinstance(note, str) else ""
+    groups = _GROUPS.search(note)
+    if groups:
+        return int(groups[1]) * int(groups[2])
+    items = _ITEMS.search(note)
+    if not items:
+        return None
+    seeds = _SEEDS.search(note)
+    return int(items[1]) * (int(seeds[1]) if seeds else 1)
+
+
+def _size_note(n, seeds, published: int | None) -> str:
+    """The leaderboard note on a stylo row's sample: small, or smaller than the published."""
+    notes = [f"small sample (n < {SMALL_SAMPLE})"] if _small(n) else []
+    if published is not None and not pd.isna(n) and not pd.isna(seeds):
+        if n * seeds < published:
+            notes.append(f"fewer items than the published rows ({n * seeds} vs {published})")
+    return "; ".join(notes)
 
 
 def _setting_label(setting: str) -> str:
@@ -435,7 +469,9 @@ def leaderboard(summary: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
     One block per published (dataset, protocol, setting, metric) that this run has results
     for; stylo's values are shown in the published unit (percent or fraction), best first, with
     their items per run (``n``) and ``seeds``, and "small sample" in ``note`` below
-    :data:`SMALL_SAMPLE` items (a published row's sample size is in its ``note``).
+    :data:`SMALL_SAMPLE` items and "fewer items than the published rows" when ``n`` x
+    ``seeds`` is below what a published row's note says it was measured on
+    (:func:`published_items`).
     """
     rows = []
     if published.empty:
@@ -464,6 +500,8 @@ def leaderboard(summary: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
         ours = ours[[_matches(setting, s) for s in ours["setting"]]]
         if ours.empty:
             continue
+        sizes = [k for k in map(published_items, pub["note"]) if k is not None]
+        published_n = max(sizes) if sizes else None
         for r in ours.itertuples():
             label = (
                 ""
@@ -478,7 +516,7 @@ def leaderboard(summary: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
                     "n": r.n,
                     "seeds": r.seeds,
                     "source": "this run",
-                    "note": f"small sample (n < {SMALL_SAMPLE})" if _small(r.n) else "",
+                    "note": _size_note(r.n, r.seeds, published_n),
                 }
             )
         # best first; PAN's "brier" is the complement 1 - Brier, higher is better too
@@ -522,6 +560,28 @@ def _leaderboard_markdown(board: pd.DataFrame) -> str:
             ]
         ]
     )
+
+
+def _cost_section(out: Path, table: pd.DataFrame) -> list[str]:
+    """The "Cost" lines: worker time by method kind and each neural cell's training time."""
+    costs = cell_costs(out, set(table["key"]))
+    if costs.empty:
+        return []
+    lines = [
+        "## Cost",
+        "",
+        "Worker time of this report's cells by method kind (`cell`: one worker's seconds "
+        "from fit to the last metric; `fit`: the part spent training; a run with `--n-jobs "
+        "2` takes about half the summed time on an idle machine).",
+        "",
+        _markdown(cost_by_kind(costs)),
+        "",
+    ]
+    neural = neural_costs(costs)
+    if not neural.empty:
+        neural = neural.assign(setting=neural["setting"].map(_setting_label))
+        lines += ["Training time of each neural cell:", "", _markdown(neural), ""]
+    return lines
 
 
 def write_report(
@@ -603,6 +663,13 @@ def write_report(
             _markdown(bias),
             "",
         ]
+    lines += _cost_section(out, table)
+    explained = out / ENTITY_MASS_FILE
+    if explained.exists():
+        # written by `python -m experiments.explanations --out` the same folder
+        title, *body = explained.read_text(encoding="utf-8").splitlines() or [""]
+        corpus = title.split(": ", 1)[1] if ": " in title else "?"
+        lines += [f"## Named entities in the neural verifiers' attributions ({corpus})", *body, ""]
     if len(failures):
         lines += ["## Failed cells", ""]
         for f in failures.itertuples():

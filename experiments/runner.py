@@ -34,6 +34,7 @@ from experiments.cells import CellStore, write_atomic
 from experiments.grid import Cell, normalise
 from experiments.suite import Suite
 from stylo.progress import listening
+from stylo.protocols.base import fit_seconds
 
 __all__ = ["RunSummary", "dask_distributed", "execute_cell", "execute_task", "machine", "run"]
 
@@ -139,6 +140,7 @@ def execute_cell(
     """
     record = _started(cell)
     t0 = time.perf_counter()
+    fit0 = fit_seconds()
     scores = None
     stack = ExitStack()
     try:
@@ -150,6 +152,7 @@ def execute_cell(
             status="ok",
             rows=_jsonable_rows(rows),
             runtime=runtime,
+            fit_seconds=fit_seconds() - fit0,
             info=_safe_info(getattr(task, "info", {})),
         )
     except Exception as exc:  # recorded, so one bad cell does not stop the grid

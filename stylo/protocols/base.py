@@ -15,6 +15,7 @@ Verification protocols (test items: a labelled PairSet) derive from
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +38,7 @@ __all__ = [
     "author_sets",
     "capped_corpus",
     "fit_clone",
+    "fit_seconds",
     "known_authors",
     "training_corpus",
 ]
@@ -136,13 +138,28 @@ class VerificationProtocol(Protocol):
         return _scoring.verification_table(test.labels, scores, group="all", ids=test.ids)
 
 
+#: seconds this process has spent in :func:`fit_clone`'s fits; a runner reads it before and
+#: after a cell to tell the cell's training time from its scoring time (a process runs one
+#: cell at a time)
+_fit_clock = [0.0]
+
+
+def fit_seconds() -> float:
+    """Seconds this process has spent fitting in :func:`fit_clone` so far."""
+    return _fit_clock[0]
+
+
 def fit_clone(method: Verifier, train: Corpus | PairSet | None) -> Verifier:
     """A fresh clone of ``method`` fitted on ``train``; a method that needs data and gets None
-    is a :class:`ProtocolError`."""
+    is a :class:`ProtocolError`. The fit's time is added to :func:`fit_seconds`."""
     est = clone(method)
     if train is None and getattr(est, "requires_fit", True):
         raise ProtocolError(f"{type(est).__name__} needs training data but this task has none")
-    return est.fit(train)
+    start = time.perf_counter()
+    try:
+        return est.fit(train)
+    finally:
+        _fit_clock[0] += time.perf_counter() - start
 
 
 def known_authors(corpus: Corpus) -> Corpus:

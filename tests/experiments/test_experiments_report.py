@@ -15,6 +15,7 @@ from experiments.report import (
     leaderboard,
     load_published,
     protocol_tables,
+    published_items,
     summarise,
     write_report,
 )
@@ -156,11 +157,36 @@ def test_leaderboard_puts_stylo_beside_published_rows():
         "Baichuan2-turbo-192k",
         "stylo: random [cross_topic=False]",
     ]
-    # 40 triplets against the paper's 200: flagged, and the paper's sample size is in its note
+    # 40 triplets x 3 seeds against the paper's 200 x 3: flagged twice, and the paper's sample
+    # size is in its note
     ours, paper = imdb.iloc[4], imdb.iloc[0]
-    assert (ours["n"], ours["seeds"], ours["note"]) == (40, 3, "small sample (n < 100)")
+    assert (ours["n"], ours["seeds"]) == (40, 3)
+    assert ours["note"] == (
+        "small sample (n < 100); fewer items than the published rows (120 vs 600)"
+    )
     assert pd.isna(paper["n"]) and "200 examples" in paper["note"]
     assert (paper["value"], paper["std"]) == (75.8, 3.8)
+
+
+def test_a_row_on_fewer_items_than_the_published_ones_is_flagged():
+    row = {
+        "dataset": "imdb62",
+        "protocol": "aidbench_one_to_two",
+        "setting": '{"cross_topic": false}',
+        "method": "llm-prompt",
+        "metric": "accuracy",
+        "mean": 0.5,
+        "std": 0.0,
+        "count": 1,
+        "n": 200,
+    }
+    for seeds, note in [(1, "fewer items than the published rows (200 vs 600)"), (3, "")]:
+        board = leaderboard(pd.DataFrame([{**row, "seeds": seeds}]), load_published())
+        ours = board[board["system"].str.startswith("stylo: llm-prompt")].iloc[0]
+        assert ours["note"] == note
+    assert published_items("over 3 random seeds; 200 text pairs per run") == 600
+    assert published_items("across 10 random author groups, each evaluated 3 times") == 30
+    assert published_items("std as printed") is None
 
 
 def test_published_names_become_stylo_names():
