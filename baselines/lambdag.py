@@ -169,7 +169,8 @@ class LambdaG(Verifier):
         """Per fold: its training pairs and the pool texts (indices) its references avoid:
         all texts of the fold's authors when a Corpus has enough authors for author-disjoint
         folds, else (a Corpus) the fold's share of every author's texts, else the texts of the
-        fold's own problems."""
+        fold's own problems, or, when those would be every text, the fold's share of the texts
+        with the problems that lie wholly inside it."""
         if isinstance(X, Corpus):
             for folds in (self._author_folds, self._text_folds):
                 try:
@@ -189,6 +190,30 @@ class LambdaG(Verifier):
                 )
             held = [t for ks in part.known for t in ks] + list(part.unknown)
             out.append((part, [index[t] for t in held if t in index]))
+        if any(set(held) >= set(index.values()) for _, held in out):
+            return self._pair_text_folds(pairs, index, rng)
+        return out
+
+    def _pair_text_folds(self, pairs: PairSet, index: dict[str, int], rng):
+        # many problems over few texts (pairs drawn densely from a small corpus): a fold of
+        # problems then touches every text and would leave its references none. Deal the
+        # texts round the folds instead; a fold keeps the problems all of whose texts it holds
+        ids = rng.permutation(sorted(index.values()))
+        fold_of = {int(t): k % self.n_folds for k, t in enumerate(ids)}
+        sides = [
+            {fold_of.get(index.get(t, -1), -1) for t in (*known, unknown)}
+            for known, unknown in zip(pairs.known, pairs.unknown, strict=True)
+        ]
+        out = []
+        for f in range(self.n_folds):
+            part = pairs.subset(np.flatnonzero([s == {f} for s in sides]))
+            if len(part) == 0 or part.labels.all() or not part.labels.any():
+                raise ValueError(
+                    f"the training problems share their texts so widely that no fold of "
+                    f"{self.n_folds} keeps both same- and different-author problems apart from "
+                    f"other texts: give more texts or fewer folds"
+                )
+            out.append((part, [t for t, k in fold_of.items() if k == f]))
         return out
 
     def _author_folds(self, X: Corpus, index: dict[str, int], rng):

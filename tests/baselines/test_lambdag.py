@@ -206,3 +206,16 @@ def test_corpus_with_one_author_per_author_fold_uses_text_folds():
     est = LambdaG(**SMALL, n_folds=3).fit(corpus)
     assert np.isfinite(est.train_lambdas_).all()
     assert set(est.train_labels_) == {True, False}
+
+
+def test_dense_training_pairs_over_few_texts_use_text_folds():
+    # 200 problems over 24 texts: each third of the problems touches every text, which left
+    # the references of every fold empty (Guardian's Rethinking-AV training pairs did this)
+    corpus = synthetic_corpus(n_authors=6, per_author=4, seed=2)
+    dense = training_pairs(corpus, n_pairs=200, seed=0)
+    est = LambdaG(**SMALL, n_folds=3).fit(dense)
+    assert np.isfinite(est.train_lambdas_).all()
+    assert set(est.train_labels_) == {True, False}
+    # fewer problems than that keep the problem folds: every training problem is scored
+    sparse = PAIRS.subset(np.arange(60))
+    assert len(LambdaG(**SMALL, n_folds=3).fit(sparse).train_lambdas_) == 60
