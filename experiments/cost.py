@@ -49,7 +49,8 @@ def cell_costs(out_dir: str | Path, keys: set[str] | None = None) -> pd.DataFram
 
 
 def cost_by_kind(costs: pd.DataFrame) -> pd.DataFrame:
-    """Per method kind: cells, summed cell and fit minutes, median and longest cell seconds."""
+    """Per method kind: cells, summed cell and fit minutes (fit: blank when some of the kind's
+    cells predate the fit clock), median and longest cell seconds."""
     if costs.empty:
         return pd.DataFrame(
             columns=["kind", "cells", "cell minutes", "fit minutes", "median s", "longest s"]
@@ -60,7 +61,8 @@ def cost_by_kind(costs: pd.DataFrame) -> pd.DataFrame:
     out = frame.groupby("kind", sort=True).agg(
         cells=("key", "size"),
         cell_minutes=("runtime", lambda s: s.sum() / 60),
-        fit_minutes=("fit_seconds", lambda s: s.sum(min_count=1) / 60),
+        # blank unless every cell of the kind recorded it (cells stored before the clock)
+        fit_minutes=("fit_seconds", lambda s: s.sum() / 60 if s.notna().all() else np.nan),
         median_s=("runtime", "median"),
         longest_s=("runtime", "max"),
     )

@@ -263,11 +263,10 @@ _MLPAPERS_5 = {"n_authors": 5, "first_author": True}
 #: Rethinking-AV splits of the paper's kinds of data, with and without entity masking as the
 #: paper's Table 4 (not text distortion), first seed only; siamese-pair, cheap to rank with,
 #: is also the neural row of one-to-many on the embedding rows' tasks: 14 splits x 2 x 2 + 2 =
-#: 58 cells on the classical rows' own tasks. Sizes (baselines/registry.py) chosen for about an
-#: hour on 2 cores; measured on the closed splits (first seed, 2 workers, on a machine loaded
-#: ~3x by other work): bert-pair 211 s a cell on PAN19 and Guardian, 127 s on Blog (with
-#: entity masking 185, 187, 111 s); siamese-pair 211, 198 s (masked 263, 255 s): about 100
-#: minutes at that load for all 58, so about an hour or less on an otherwise idle machine
+#: 58 cells on the classical rows' own tasks. Sizes (baselines/registry.py) chosen on validation
+#: pairs within about an hour on 2 cores; measured in the reference run (2 workers, beside the
+#: classical and LLM parts, load 5-8): a bert-pair cell ~230 s, a siamese-pair cell ~120 s,
+#: 4,979 s for all 58
 _RETHINKING_NEURAL = {"rethinking_av": ["pan19_cdaa", "guardian", "blog"]}
 _NEURAL = KindScope(_RETHINKING_NEURAL, n_seeds=1, maskings=("entity_masking",))
 _SIAMESE = KindScope(
