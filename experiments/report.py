@@ -564,7 +564,10 @@ def _leaderboard_markdown(board: pd.DataFrame) -> str:
 
 def _cost_section(out: Path, table: pd.DataFrame) -> list[str]:
     """The "Cost" lines: worker time by method kind and each neural cell's training time."""
-    costs = cell_costs(out, set(table["key"]))
+    keys = set(table["key"]) if "key" in table.columns else set()
+    if not keys:  # nothing of this report ran (or a bare table)
+        return []
+    costs = cell_costs(out, keys)
     if costs.empty:
         return []
     lines = [
