@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m benchmarks.choose_neural [--datasets guardian,blog,pan19_cdaa] [--split closed]
+    python -m benchmarks.choose_neural [--datasets guardian,blog] [--split closed]
         [--seed 0] [--models bert-pair,siamese-pair] [--n-jobs 1] [--csv out.csv]
 
 For every corpus the reference grid's own Rethinking-AV task is sampled (first seed), and only
@@ -125,7 +125,7 @@ def choose(table: pd.DataFrame) -> pd.DataFrame:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", default="guardian,blog,pan19_cdaa")
+    parser.add_argument("--datasets", default="guardian,blog")
     parser.add_argument("--split", default="closed")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--models", default="bert-pair,siamese-pair")
