@@ -305,9 +305,11 @@ class NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         mask = (df <= high) & (df >= low)
         if self.max_features is not None and mask.sum() > self.max_features:
             counts = df if self.binary else tf
-            # the same argsort call on the same (name-ordered) array as scikit-learn, so ties
-            # are broken identically
-            top = (-counts[mask]).argsort()[: self.max_features]
+            # ties at the cut go to the n-gram first in name order (a stable sort of the
+            # name-ordered array). scikit-learn sorts unstably: which of equal counts it keeps
+            # depends on the CPU's SIMD sort (AVX-512 and AVX2 machines differ), so its
+            # vocabulary, and every score after it, would change from machine to machine
+            top = np.argsort(-counts[mask], kind="stable")[: self.max_features]
             new_mask = np.zeros_like(mask)
             new_mask[np.where(mask)[0][top]] = True
             mask = new_mask

@@ -2,8 +2,10 @@
 (pan-code), from their answers stored in ``tests/fixtures/`` (how they were made:
 ``tests/fixtures/README.md``):
 
-- ``naive`` gives pan-code cngdist's answers on the 500 PAN15-en test problems (max difference
-  1.1e-15), and both score the README's .678 / .433 (overall / AUC x c@1);
+- ``naive`` gives pan-code cngdist's decisions on the 500 PAN15-en test problems (answers
+  within 0.012: the n-grams tied at the 3,000th place are kept by name, pan-code's by a
+  CPU-dependent sort), pan-code scoring the README's .678 / .433 (overall / AUC x c@1), stylo
+  .677 / .432;
 - ``ppm`` with pan-code's own [d1, d2] features is within the README's 0.0024 AUC of pan-code's
   PPM compressor, which scores the README's .689 / .463;
 - PAN's PAN18 and PAN19 attribution baselines, scored as the ``cdaa_attribution`` protocol
@@ -19,6 +21,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import load_or_skip
+from scipy.stats import spearmanr
 
 from baselines.compression import CompressionVerifier
 from baselines.registry import make
@@ -50,13 +53,22 @@ def _figures(labels, scores) -> tuple[float, float, float]:
 
 @pytest.mark.parametrize("method", ["naive"], ids=["naive-vs-pancode-cngdist"])
 def test_naive_gives_pancode_cngdist_answers(method, pan15):
+    # pan-code's 3,000 n-grams come from TfidfVectorizer's unstable sort, which keeps
+    # CPU-dependent ones among the n-grams tied at the cut (the fixture: an AVX-512 machine);
+    # stylo keeps the first by name on every machine. The pipeline itself is equal to 1e-12
+    # given one vocabulary (tests/baselines/test_baselines_naive.py); here the tie decides a
+    # few columns, and through them the fitted grey zone: answers within 0.012, the same
+    # decision on every answered problem, figures within 0.001 of pan-code's
     train, test, answers = pan15
     scores = make(method).fit(train).score_problems(test)
-    # README: max difference 1.1e-15 (measured 1.1102e-15: 5 units in the last place at 0.5,
-    # from summing the cosine in another order)
-    assert np.abs(scores - answers["cngdist"].to_numpy()).max() < 1.2e-15
-    for values in (_figures(test.labels, answers["cngdist"]), _figures(test.labels, scores)):
-        assert values[1:] == pytest.approx((0.678, 0.433), abs=PRINTED)
+    theirs = answers["cngdist"].to_numpy()
+    assert np.abs(scores - theirs).max() < 0.012
+    answered = (scores != 0.5) & (theirs != 0.5)
+    assert answered.mean() >= 0.95
+    assert np.array_equal(scores[answered] > 0.5, theirs[answered] > 0.5)
+    assert spearmanr(scores, theirs)[0] > 0.9999
+    assert _figures(test.labels, theirs)[1:] == pytest.approx((0.678, 0.433), abs=PRINTED)
+    assert _figures(test.labels, scores)[1:] == pytest.approx((0.678, 0.433), abs=0.0015)
 
 
 @pytest.mark.parametrize("method", ["ppm"], ids=["ppm-vs-pancode-compressor"])
