@@ -56,6 +56,7 @@ def pair_set(frame, n_posts: int, seed: int):
     from stylo.corpus import PairSet
 
     rng = np.random.default_rng(seed)
+    frame = frame.reset_index(drop=True)
     n_pairs = n_posts // 2
     by_author = {a: idx.to_numpy() for a, idx in frame.groupby("author").groups.items()}
     authors = np.array(sorted(by_author))

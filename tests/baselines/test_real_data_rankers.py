@@ -69,7 +69,11 @@ CALLS = {
 # embedding cosines and the likelihood drops are float32 model outputs; they reproduced to the
 # bit here, and 1e-6 only absorbs a different reduction order (thread count, BLAS build) while
 # any change of model, prompt, truncation or feature moves them by orders of magnitude more.
-TOL = {"embedding": 1e-6, "llm-likelihood": 1e-6}
+# llama.cpp is built for the CPU it is installed on, and its quantised kernels differ by SIMD
+# width: the same model, prompts and tokens gave likelihood scores up to 0.0051 apart on an
+# AVX2 machine and the AVX-512 one they were measured on (same accuracy, same calls and tokens,
+# which pin the prompt and the tokeniser), so 0.01 there.
+TOL = {"embedding": 1e-6, "llm-likelihood": 0.01}
 # llm-likelihood as registered reads 128 tokens a text and fits its logistic on 50 training
 # pairs: about 200 forward passes, minutes on a shared 2-core machine. Here 32 tokens and 4
 # pairs (24 passes, ~30 s) exercise the same path; the registered settings are checked below.
