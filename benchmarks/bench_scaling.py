@@ -14,8 +14,8 @@ seconds with their range and the largest peak are printed, with the load before 
   blog corpus's 30,000 posts (1x, 40 MB of UTF-8) and of the same posts repeated 4 and 16 times
   (the vocabulary stays that of 1x; the text and the matrix grow).
 - ``naive`` and ``impostors``: fit on half of a pair set and score the other half. 1x is 1,500
-  blog posts drawn with the seed (750 pairs, half of them same-author: two posts of one
-  blogger); 4x and 16x draw 6,000 and 24,000 posts (the corpus has 30,000). Drawn, not
+  blog posts drawn with the seed (750 pairs, up to half of them same-author: two posts of
+  one blogger); 4x and 16x draw 6,000 and 24,000 posts (the corpus has 30,000). Drawn, not
   repeated: General Impostors would find a repeated text's copy in its impostor pool. The
   full corpus at 16x would take General Impostors hours, for the reason this table shows: it
   compares every query with every text of its pool, and the pool grows with the corpus.
@@ -50,9 +50,10 @@ def _blog():
 
 
 def pair_set(frame, n_posts: int, seed: int):
-    """``n_posts`` posts of ``frame`` as n_posts / 2 pairs, half same-author (two posts of one
-    blogger), half by two bloggers, drawn with ``seed``; returns (train, test) PairSets of
-    equal size."""
+    """``n_posts`` posts of ``frame`` (columns ``author``, ``text``) as n_posts / 2 pairs, each
+    post in at most one pair: up to half same-author (two posts of one author drawn with
+    ``seed``; an author drawn again once two of its posts are left no longer gives one), the
+    rest by two authors; returns (train, test) PairSets, the pairs shuffled and halved."""
     from stylo.corpus import PairSet
 
     rng = np.random.default_rng(seed)
