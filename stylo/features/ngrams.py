@@ -3,7 +3,9 @@
 ``CharNgrams`` and ``WordNgrams`` produce the same matrix as scikit-learn's ``CountVectorizer``
 (same columns, same order, same counts) for the same ``analyzer``/``ngram_range``/``lowercase``/
 ``min_df``/``max_df``/``max_features``/``vocabulary``/``binary`` settings, and optionally apply
-tf-idf weighting and row normalisation like ``TfidfTransformer``.
+tf-idf weighting and row normalisation like ``TfidfTransformer``. One difference: of n-grams
+tied at the ``max_features`` cut, these keep the first by name on every machine, while
+``CountVectorizer``'s unstable sort keeps ones that depend on the CPU's SIMD sort.
 
 How: each chunk of documents is encoded once to UTF-8. For characters, the counting kernel
 decodes one document at a time into dense symbol ids in code-point order (through one table
@@ -86,7 +88,8 @@ class CharNgrams(NgramCounts):
     min_df, max_df : int (documents) or float (fraction of documents)
         Keep n-grams whose document frequency lies in [min_df, max_df] (learned at fit).
     max_features : int or None
-        Keep the most frequent n-grams (total count; document count if ``binary``).
+        Keep the most frequent n-grams (total count; document count if ``binary``); ties at
+        the cut go to the n-gram first by name.
     vocabulary : dict[str, int] or iterable of str, optional
         Fixed columns; nothing is learned but idf.
     binary : bool
