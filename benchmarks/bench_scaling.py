@@ -115,18 +115,12 @@ def _work(what: str):
     return lambda data: make(what, seed=0).fit(data[0]).score_problems(data[1])
 
 
-def _head(pairs, n):
-    from stylo.corpus import PairSet
-
-    return PairSet(pairs.frame.iloc[:n].copy(), name=pairs.name)
-
-
 def child(args) -> None:
     with open(args.data, "rb") as fh:
         payload = pickle.load(fh)
     run = _work(args.what)
     if args.what in ("naive", "impostors"):
-        run((_head(payload[0], 40), _head(payload[1], 40)))
+        run(tuple(pairs.subset(np.arange(40)) for pairs in payload))
     else:
         run(payload[:50])
     time.sleep(args.settle)
