@@ -39,6 +39,8 @@ from benchmarks.bench_features import rss_kb
 
 _ROOT = Path(__file__).resolve().parents[1]
 WORKS = ("features", "naive", "impostors")
+#: what ``features`` times, each a work of its own in the table
+_FEATURES = ("char 1-4", "word 1-2")
 #: posts drawn for the verifiers at 1x (see the module docstring)
 _BASE_POSTS = 1500
 
@@ -119,10 +121,10 @@ def child(args) -> None:
     with open(args.data, "rb") as fh:
         payload = pickle.load(fh)
     run = _work(args.what)
-    if args.what in ("naive", "impostors"):
-        run(tuple(pairs.subset(np.arange(40)) for pairs in payload))
-    else:
+    if args.what in _FEATURES:
         run(payload[:50])
+    else:
+        run(tuple(pairs.subset(np.arange(40)) for pairs in payload))
     time.sleep(args.settle)
     with open("/proc/self/clear_refs", "w") as fh:
         fh.write("5")
@@ -177,14 +179,14 @@ def main(argv=None) -> int:
     frame = _blog()
     works = []
     for what in args.what:
-        works += ["char 1-4", "word 1-2"] if what == "features" else [what]
+        works += list(_FEATURES) if what == "features" else [what]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         paths = {}
         for what in works:
             for s in args.scales:
-                if what in ("char 1-4", "word 1-2"):
+                if what in _FEATURES:
                     payload = frame["text"].tolist() * s
                     size = f"{len(payload):,} posts, {sum(map(len, payload)) / 1e6:.0f} M chars"
                 else:
