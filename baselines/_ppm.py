@@ -64,54 +64,56 @@ def encode_texts(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
 
 
 @numba.njit(cache=True)
-def _dense_ids(keys: np.ndarray) -> np.ndarray:
-    """Id of each non-negative key in order of first occurrence (0, 1, ...); -1 stays -1.
+def _dense_ids(keys: np.ndarray, table: np.ndarray, out: np.ndarray, stamp: int) -> None:
+    """``out[i]``: id of each non-negative key of ``keys`` in order of first occurrence (0, 1,
+    ...); -1 stays -1.
 
     Open addressing on the full 64-bit key (Fibonacci hashing, linear probing): keys are
-    compared exactly, so distinct keys never share an id.
+    compared exactly, so distinct keys never share an id. ``table`` (2^b >= 2 len(keys), 3)
+    holds each slot's key, id and stamp side by side (one cache line a probe); a slot counts
+    as filled only under this call's ``stamp``, so the table is reused from call to call
+    without being cleared.
     """
     n = keys.shape[0]
-    bits = 1
-    while (1 << bits) < 2 * n:
+    size = table.shape[0]
+    bits = 0
+    while (1 << bits) < size:
         bits += 1
-    size = 1 << bits
     mask = size - 1
     shift = np.uint64(64 - bits)
-    slot_key = np.full(size, -1, dtype=np.int64)
-    slot_id = np.empty(size, dtype=np.int64)
-    out = np.full(n, -1, dtype=np.int64)
     next_id = 0
     for i in range(n):
         key = keys[i]
         if key < 0:
+            out[i] = -1
             continue
         h = np.int64((np.uint64(key) * np.uint64(11400714819323198485)) >> shift)
         while True:
-            if slot_key[h] == -1:
-                slot_key[h] = key
-                slot_id[h] = next_id
+            if table[h, 2] != stamp:
+                table[h, 0] = key
+                table[h, 1] = next_id
+                table[h, 2] = stamp
                 out[i] = next_id
                 next_id += 1
                 break
-            if slot_key[h] == key:
-                out[i] = slot_id[h]
+            if table[h, 0] == key:
+                out[i] = table[h, 1]
                 break
             h = (h + 1) & mask
-    return out
 
 
 @numba.njit(cache=True)
-def _gram_ids(seq: np.ndarray, split: int, order: int) -> np.ndarray:
-    """ids[k, i]: exact id of the substring of length k ending at (and including) position i of
-    ``seq`` (the two texts seq[:split] and seq[split:] back to back, no substring crossing the
-    boundary); -1 where it would start before its text. Row 0 is unused."""
+def _gram_ids(seq: np.ndarray, split: int, order: int, ids, keys, table, stamp: int) -> int:
+    """Fill ``ids[k, :n]`` (n = len(seq)): exact id of the substring of length k ending at (and
+    including) position i of ``seq`` (the two texts seq[:split] and seq[split:] back to back,
+    no substring crossing the boundary); -1 where it would start before its text. Row 0 is
+    unused. Returns the next unused stamp of ``table``."""
     n = seq.shape[0]
-    ids = np.full((order + 2, n), -1, dtype=np.int64)
-    ids[1] = _dense_ids(seq)
+    _dense_ids(seq, table, ids[1, :n], stamp)
+    stamp += 1
     n_chars = 0
     for i in range(n):
         n_chars = max(n_chars, ids[1, i] + 1)
-    keys = np.empty(n, dtype=np.int64)
     for k in range(2, order + 2):
         for i in range(n):
             start = 0 if i < split else split
@@ -119,35 +121,40 @@ def _gram_ids(seq: np.ndarray, split: int, order: int) -> np.ndarray:
                 keys[i] = ids[k - 1, i - 1] * n_chars + ids[1, i]
             else:
                 keys[i] = -1
-        ids[k] = _dense_ids(keys)
-    return ids
+        _dense_ids(keys[:n], table, ids[k, :n], stamp)
+        stamp += 1
+    return stamp
 
 
 @numba.njit(cache=True)
-def _cross_entropy(
-    ids: np.ndarray, m0: int, m1: int, q0: int, q1: int, order: int, alphabet_size: int
-) -> float:
-    """Bits per character of seq[q0:q1] under the model counted on seq[m0:m1]."""
-    n = ids.shape[1]
-    joint = np.zeros((order + 1, n), dtype=np.int64)  # joint[k, id of (context_k + char)]
-    context = np.zeros((order + 1, n), dtype=np.int64)  # context[k, id of context_k]
+def _cross_entropy(ids, joint, m0: int, m1: int, q0: int, q1: int, order: int, alphabet_size):
+    """Bits per character of seq[q0:q1] under the model counted on seq[m0:m1]; ``joint`` is
+    all zeros on entry and on return.
+
+    ``joint[k, id]`` counts the (context_k + char) substrings of the model text. A context of
+    length k >= 1 occurs followed by a character exactly where it occurs as a length-k
+    substring, except at the model text's last position: its count is ``joint[k - 1]`` of the
+    same id, less one if it ends the text. The context of length 0 occurs m1 - m0 times."""
     for i in range(m0, m1):
         for k in range(min(i - m0, order) + 1):
             joint[k, ids[k + 1, i]] += 1
-            if k > 0:
-                context[k, ids[k, i - 1]] += 1
-            else:
-                context[0, 0] += 1
     bits = 0.0
     for i in range(q0, q1):
         p = 1.0 / alphabet_size
         for k in range(min(i - q0, order), -1, -1):
             hits = joint[k, ids[k + 1, i]]
             if hits > 0:
-                total = context[k, ids[k, i - 1]] if k > 0 else context[0, 0]
+                if k == 0:
+                    total = m1 - m0
+                else:
+                    ctx = ids[k, i - 1]
+                    total = joint[k - 1, ctx] - (1 if ids[k, m1 - 1] == ctx else 0)
                 p = hits / total
                 break
         bits -= math.log2(p)
+    for i in range(m0, m1):
+        for k in range(min(i - m0, order) + 1):
+            joint[k, ids[k + 1, i]] = 0
     return bits / (q1 - q0)
 
 
@@ -155,6 +162,19 @@ def _cross_entropy(
 def _pairs_kernel(codes_a, off_a, codes_b, off_b, order, alphabet_size):
     n = off_a.shape[0] - 1
     out = np.empty((n, 2), dtype=np.float64)
+    # work space sized for the batch's longest pair, reused by every pair
+    longest = 1
+    for p in range(n):
+        longest = max(longest, off_a[p + 1] - off_a[p] + off_b[p + 1] - off_b[p])
+    size = 1
+    while size < 2 * longest:
+        size *= 2
+    table = np.zeros((size, 3), dtype=np.int64)
+    ids = np.empty((order + 2, longest), dtype=np.int64)
+    keys = np.empty(longest, dtype=np.int64)
+    joint = np.zeros((order + 1, longest), dtype=np.int64)
+    seq = np.empty(longest, dtype=np.int64)
+    stamp = 1
     for p in range(n):
         a = codes_a[off_a[p] : off_a[p + 1]]
         b = codes_b[off_b[p] : off_b[p + 1]]
@@ -163,12 +183,11 @@ def _pairs_kernel(codes_a, off_a, codes_b, off_b, order, alphabet_size):
             out[p, 0] = np.nan
             out[p, 1] = np.nan
             continue
-        seq = np.empty(la + lb, dtype=np.int64)
         seq[:la] = a
-        seq[la:] = b
-        ids = _gram_ids(seq, la, order)
-        out[p, 0] = _cross_entropy(ids, 0, la, la, la + lb, order, alphabet_size)
-        out[p, 1] = _cross_entropy(ids, la, la + lb, 0, la, order, alphabet_size)
+        seq[la : la + lb] = b
+        stamp = _gram_ids(seq[: la + lb], la, order, ids, keys, table, stamp)
+        out[p, 0] = _cross_entropy(ids, joint, 0, la, la, la + lb, order, alphabet_size)
+        out[p, 1] = _cross_entropy(ids, joint, la, la + lb, 0, la, order, alphabet_size)
     return out
 
 
