@@ -47,6 +47,7 @@ CANDIDATES = {
     "maxabs-zscore + char 1-4": {"scaling": "maxabs", "views": (("char", (1, 4)),) + _WINNERS},
     "chosen: l2-maxabs-zscore": {},
     "l2-maxabs-zscore min_df=1": {"min_df": 1},
+    "l2 and l2-maxabs, zscore": {"scaling": ("l2", "l2-maxabs")},
 }
 _CLOSED_CORPORA = ("imdb62", "guardian", "pan18_cdaa", "enron", "blog")
 _SUB_KNOWN = 0.7

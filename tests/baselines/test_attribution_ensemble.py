@@ -3,6 +3,8 @@ open-set margin comes from simulated training problems only, and it keeps the co
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -84,12 +86,14 @@ def test_margin_is_fitted_on_simulated_training_problems_and_rejects(corpus):
 
 
 def _reference_decisions(known, texts, views, scaling, combination, min_df=2):
-    """The ensemble written out with scikit-learn's vectorizers, view by view."""
+    """The ensemble written out with scikit-learn's vectorizers, view by view (and scaling
+    by scaling, for a tuple of them)."""
     everything = [t for c in known for t in c] + texts
     labels = np.repeat(np.arange(len(known)), [len(c) for c in known])
     distorted = TextDistortion(k=300).fit(everything).transform(everything)
     total = 0
-    for kind, ngram_range in views:
+    scalings = [scaling] if isinstance(scaling, str) else scaling
+    for (kind, ngram_range), scaling in itertools.product(views, scalings):
         vectorizer = TfidfVectorizer(
             **(
                 {"analyzer": "word", "token_pattern": TOKEN_PATTERN}
@@ -110,12 +114,19 @@ def _reference_decisions(known, texts, views, scaling, combination, min_df=2):
         if combination == "zscore":
             d = (d - d.mean(axis=1, keepdims=True)) / d.std(axis=1, keepdims=True)
         total = total + d
-    return total / len(views)
+    return total / (len(views) * len(scalings))
 
 
 @pytest.mark.parametrize(
     "scaling, combination",
-    [("l2-maxabs", "zscore"), ("maxabs", "zscore"), ("l2", "mean"), ("l2", "zscore")],
+    [
+        ("l2-maxabs", "zscore"),
+        ("maxabs", "zscore"),
+        ("l2", "mean"),
+        ("l2", "zscore"),
+        (("l2", "l2-maxabs"), "zscore"),
+        (("maxabs", "l2"), "mean"),
+    ],
 )
 def test_decisions_agree_with_a_view_by_view_reference(scaling, combination):
     known, texts, _ = attribution_problem(n_candidates=4, seed=5)
@@ -161,7 +172,8 @@ def test_contract(corpus):
     for views in ((), (("chars", (1, 3)),), (("word", (3, 1)),), (("word", 2),)):
         with pytest.raises(ValueError, match="views must be a non-empty tuple"):
             EnsembleAttributor(views=views).fit()
-    with pytest.raises(ValueError, match="scaling must be one of"):
-        EnsembleAttributor(scaling="minmax").fit()
+    for scaling in ("minmax", (), ("l2", "minmax"), None):
+        with pytest.raises(ValueError, match="scaling must be one of"):
+            EnsembleAttributor(scaling=scaling).fit()
     with pytest.raises(ValueError, match="combination must be one of"):
         EnsembleAttributor(combination="vote").fit()
