@@ -213,3 +213,19 @@ def test_a_worker_task_loads_and_samples_once_and_a_lost_corpus_fails_its_cells(
     assert [r["status"] for r, _ in results] == ["failed"] * 3
     assert all(r["error"] == "FileNotFoundError: corpus gone" for r, _ in results)
     assert len(CellStore(tmp_path).records()) == 3
+
+
+@pytest.mark.parametrize("given", [None, "omp"])
+def test_run_all_puts_numba_on_one_threading_layer_unless_told(monkeypatch, given):
+    # torch's OpenMP beside Numba's made a later torch cell 10x slower in one worker
+    import numba
+
+    monkeypatch.setattr(numba.config, "THREADING_LAYER", "default")
+    if given is None:
+        monkeypatch.delenv("NUMBA_THREADING_LAYER", raising=False)
+    else:
+        monkeypatch.setenv("NUMBA_THREADING_LAYER", given)
+    run_all._one_openmp_runtime()
+    want = given or "workqueue"
+    assert os.environ["NUMBA_THREADING_LAYER"] == want  # the worker processes'
+    assert numba.config.THREADING_LAYER == want  # this process's, for --n-jobs 1
