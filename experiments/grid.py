@@ -264,9 +264,8 @@ _MLPAPERS_5 = {"n_authors": 5, "first_author": True}
 #: paper's Table 4 (not text distortion), first seed only; siamese-pair, cheap to rank with,
 #: is also the neural row of one-to-many on the embedding rows' tasks: 14 splits x 2 x 2 + 2 =
 #: 58 cells on the classical rows' own tasks. Sizes (baselines/registry.py) chosen on validation
-#: pairs within about an hour on 2 cores; measured in the reference run (2 workers, beside the
-#: classical and LLM parts, load 5-8): a bert-pair cell ~230 s, a siamese-pair cell ~120 s,
-#: 4,979 s for all 58
+#: pairs within about an hour on 2 cores; measured alone on an idle machine (--n-jobs 2): 36 min
+#: 46 s for all 58, a bert-pair cell ~97 s, a siamese-pair cell ~51 s (median)
 _RETHINKING_NEURAL = {"rethinking_av": ["pan19_cdaa", "guardian", "blog"]}
 _NEURAL = KindScope(_RETHINKING_NEURAL, n_seeds=1, maskings=("entity_masking",))
 _SIAMESE = KindScope(
