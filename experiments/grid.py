@@ -308,9 +308,9 @@ _KIND_SCOPES = {
         settings={"aidbench_one_to_many": [_MLPAPERS_2]},
     ),
 }
-#: the likelihood verifier's forward passes are most of a quick run's model time: 6 training
-#: pairs and 64 tokens a text (the reference grid: the registry's 50 pairs, 128 tokens)
-_QUICK_METHOD_PARAMS = {"llm-likelihood": {"n_train_pairs": 6, "max_text_tokens": 64}}
+#: the likelihood verifier's forward passes are most of a quick run's model time: 4 training
+#: pairs and 32 tokens a text (the reference grid: the registry's 50 pairs, 128 tokens)
+_QUICK_METHOD_PARAMS = {"llm-likelihood": {"n_train_pairs": 4, "max_text_tokens": 32}}
 #: a tiny fine-tune on one split, unmasked, so the neural path runs: 8 pairs, one 32-token
 #: chunk a text; 4 to 15 s a cell (the first loads torch) on a machine loaded ~3x
 _QUICK_NEURAL = {"n_train_pairs": 8, "max_tokens": 32, "max_chunks": 1, "epochs": 1}
@@ -321,7 +321,7 @@ _QUICK_KIND_SCOPES = {
     "embedding": KindScope({"aidbench_one_to_two": ["imdb62"]}),
     "llm": KindScope(
         {"aidbench_one_to_two": ["imdb62"]},
-        protocol_params={"aidbench_one_to_two": {"n_triplets": 4}},
+        protocol_params={"aidbench_one_to_two": {"n_triplets": 2}},
     ),
 }
 
