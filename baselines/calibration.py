@@ -81,6 +81,15 @@ def _combine(objective: str, keys: tuple[str, ...], values: dict[str, float]) ->
     return float(np.mean([values[k] for k in keys]))
 
 
+def _combined(objective: str, keys: tuple[str, ...], metrics: dict[str, np.ndarray]) -> np.ndarray:
+    """:func:`_combine` for every cell at once: NumPy's mean of a short row adds its values in
+    order from the first, as a column-wise sum of the stacked rows does, so each cell's value
+    is bit for bit the per-cell one."""
+    if objective == "auc_c1":
+        return metrics["auc"] * metrics["c@1"]
+    return np.mean(np.vstack([metrics[k] for k in keys]), axis=0)
+
+
 def _fit_grey_zone(
     scores: np.ndarray, y: np.ndarray, objective: str, grid: np.ndarray, decimals: int
 ) -> tuple[float, float, float]:
@@ -140,16 +149,17 @@ def _fit_grey_zone(
     if "brier" in keys:
         metrics["brier"] = _brier_rows(s, t, p1, p2)
     exact = _order_kept(ss, grid)
-    best = (np.nan, np.nan, -np.inf)
-    for c, (a, b) in enumerate(cells):
-        if exact[a] and exact[b]:
-            values = {k: float(v[c]) for k, v in metrics.items()}
-            value = round(_combine(objective, keys, values), decimals)
-        else:
-            value = _fit_grey_zone_reference(s, t, objective, np.array([a, b]), decimals)[2]
-        if value > best[2]:
-            best = (float(a), float(b), value)
-    return best
+    values = _combined(objective, keys, metrics)
+    # Python's round (correctly rounded), not np.round, so cells tie as in the reference
+    rounded = np.array([round(v, decimals) for v in values.tolist()])
+    for c in np.flatnonzero([not (exact[a] and exact[b]) for a, b in cells]):
+        rounded[c] = _fit_grey_zone_reference(s, t, objective, np.array(cells[c]), decimals)[2]
+    # the first best cell in grid order, as the reference's strict ">" keeps it
+    rounded = np.where(np.isnan(rounded), -np.inf, rounded)
+    c = int(np.argmax(rounded))
+    if rounded[c] == -np.inf:
+        return np.nan, np.nan, -np.inf
+    return float(cells[c][0]), float(cells[c][1]), float(rounded[c])
 
 
 def _brier_rows(

@@ -308,20 +308,27 @@ _KIND_SCOPES = {
         settings={"aidbench_one_to_many": [_MLPAPERS_2]},
     ),
 }
-#: the likelihood verifier's forward passes are most of a quick run's model time: 4 training
-#: pairs and 32 tokens a text (the reference grid: the registry's 50 pairs, 128 tokens)
-_QUICK_METHOD_PARAMS = {"llm-likelihood": {"n_train_pairs": 4, "max_text_tokens": 32}}
+#: the likelihood verifier's forward passes (~0.2 s for 32 tokens with all 262k logits) are
+#: most of a quick run's model time: 2 training pairs and 16 tokens a text (the reference
+#: grid: the registry's 50 pairs, 128 tokens)
+_QUICK_METHOD_PARAMS = {"llm-likelihood": {"n_train_pairs": 2, "max_text_tokens": 16}}
 #: a tiny fine-tune on one split, unmasked, so the neural path runs: 8 pairs, one 32-token
 #: chunk a text; 4 to 15 s a cell (the first loads torch) on a machine loaded ~3x
 _QUICK_NEURAL = {"n_train_pairs": 8, "max_tokens": 32, "max_chunks": 1, "epochs": 1}
 _QUICK_METHOD_PARAMS.update({m: dict(_QUICK_NEURAL) for m in ("bert-pair", "siamese-pair")})
+#: the stacked verifier fits its four bases once a fold and once on all data: 2 folds, not 3
+_QUICK_METHOD_PARAMS["ensemble"] = {"n_folds": 2}
 _QUICK_KIND_SCOPES = {
     "attribution": _ATTRIBUTION,
     "neural": KindScope({"rethinking_av": ["guardian"]}, maskings=()),
-    "embedding": KindScope({"aidbench_one_to_two": ["imdb62"]}),
+    "embedding": KindScope(
+        {"aidbench_one_to_two": ["imdb62"]},
+        protocol_params={"aidbench_one_to_two": {"n_triplets": 8}},
+    ),
+    # one prompt of three IMDb62 reviews is ~1,400 tokens, ~4 s for Gemma 3 270M on 2 cores
     "llm": KindScope(
         {"aidbench_one_to_two": ["imdb62"]},
-        protocol_params={"aidbench_one_to_two": {"n_triplets": 2}},
+        protocol_params={"aidbench_one_to_two": {"n_triplets": 1}},
     ),
 }
 
