@@ -70,6 +70,11 @@ class PromptedLLM(Verifier):
         position (e.g. always "candidate 1"); such answers then cancel out: two orders that
         disagree on a one-to-two choice give both candidates the same score, an abstention.
         Twice the model calls.
+    max_text_chars : int or None
+        Cut each text to at most this many characters (at its last whitespace before the
+        limit, where there is one) before it goes into a prompt; bounds a prompt's tokens, and
+        a hosted model's cost. None (default): whole texts, and a prompt over the model's
+        context window is an abstention.
     temperature, seed
         Decoding parameters (part of the cache key).
 
@@ -87,6 +92,7 @@ class PromptedLLM(Verifier):
         structured: bool = True,
         max_tokens: int | None = None,
         both_orders: bool = False,
+        max_text_chars: int | None = None,
         temperature: float = 0.0,
         seed: int = 0,
     ):
@@ -96,6 +102,7 @@ class PromptedLLM(Verifier):
         self.structured = structured
         self.max_tokens = max_tokens
         self.both_orders = both_orders
+        self.max_text_chars = max_text_chars
         self.temperature = temperature
         self.seed = seed
 
@@ -104,11 +111,28 @@ class PromptedLLM(Verifier):
             raise ValueError(
                 f"unknown prompt family {self.prompt!r}; choose from {sorted(FAMILIES)}"
             )
+        if self.max_text_chars is not None and (
+            isinstance(self.max_text_chars, bool)
+            or not isinstance(self.max_text_chars, int | np.integer)
+            or self.max_text_chars < 1
+        ):
+            raise ValueError(
+                f"max_text_chars must be None or a positive integer, got {self.max_text_chars!r}"
+            )
         self.backend_ = self.backend if self.backend is not None else default_backend()
         self.answers_ = []
         self._answered_any = False
 
     # -- asking ----------------------------------------------------------------------------------
+    def _cut(self, text: str) -> str:
+        limit = self.max_text_chars
+        if limit is None or len(text) <= limit:
+            return text
+        head = text[:limit]
+        # a word cut in half would read as a misspelling, a stylistic cue of its own
+        space = max(head.rfind(" "), head.rfind("\n"), head.rfind("\t"))
+        return head[:space].rstrip() if space > 0 else head
+
     def _budget(self, task: str, n: int) -> int:
         if self.max_tokens is not None:
             return int(self.max_tokens)
@@ -174,7 +198,7 @@ class PromptedLLM(Verifier):
 
     def _verdicts(self, texts_a, texts_b) -> np.ndarray:
         prompts = [
-            verify_prompt(a, b, self.prompt, self.explain)
+            verify_prompt(self._cut(a), self._cut(b), self.prompt, self.explain)
             for a, b in zip(texts_a, texts_b, strict=True)
         ]
         parsed = self._ask(
@@ -198,14 +222,15 @@ class PromptedLLM(Verifier):
         if n == 2:
             (p,) = self._ask(
                 "choose",
-                [choose_prompt(query, *candidates, self.prompt, self.explain)],
+                [choose_prompt(*map(self._cut, [query, *candidates]), self.prompt, self.explain)],
                 [2],
                 parse_choice,
             )
             return ranking_scores([p.value, 1 - p.value] if p.ok else None, 2)
-        (p,) = self._ask(
-            "rank", [rank_prompt(query, candidates, self.prompt, self.explain)], [n], parse_ranking
+        prompt = rank_prompt(
+            self._cut(query), [self._cut(c) for c in candidates], self.prompt, self.explain
         )
+        (p,) = self._ask("rank", [prompt], [n], parse_ranking)
         return ranking_scores(p.value if p.ok else None, n)
 
 

@@ -19,8 +19,10 @@ Per corpus it waits for a quiet machine (:mod:`benchmarks.quiet`: ``--max-load``
 start-up included) and stylo's counterparts (``naive`` and ``ppm-raw``, fit + score in this
 process, after one Numba warm-up) ``--repeats`` times each, alternating, and prints the
 median time (``total_s``) with its min-max, the load average before and after, the AUC
-difference and the ratio of the medians (with the range of ratios the spreads allow). The
-answers are scored with :mod:`stylo.metrics.pan`; ``--csv`` saves the table.
+difference and the ratio of the medians (with the range of ratios the spreads allow). stylo's
+methods run once per thread count of ``--stylo-jobs`` (default 1 and 2: pan-code's scripts use
+one core; a row "ppm-raw n_jobs=2" is stylo on two). The answers are scored with
+:mod:`stylo.metrics.pan`; ``--csv`` saves the table.
 """
 
 from __future__ import annotations
@@ -118,6 +120,13 @@ def main(argv=None) -> int:
     ap.add_argument("--work", type=Path, default=Path("/tmp/stylo_pancode_bench"))
     ap.add_argument("--datasets", nargs="*", default=list(DATASETS))
     ap.add_argument("--csv", type=Path, help="also save the table here")
+    ap.add_argument(
+        "--stylo-jobs",
+        type=int,
+        nargs="+",
+        default=[1, 2],
+        help="thread counts (n_jobs) to run stylo's methods with (default: 1 2)",
+    )
     quiet.add_arguments(ap)
     args = ap.parse_args(argv)
     code = args.work / "code"
@@ -134,8 +143,14 @@ def main(argv=None) -> int:
         contenders = {
             k: (lambda c=c, r=root: sum(run(cmd, r) for cmd in c)) for k, c in per_baseline.items()
         }
+        jobs = {}  # contender -> (stylo method, n_jobs)
         for method in PARITY.values():
-            contenders[method] = lambda m=method, n=name: run_stylo(n, m, 0, 1)["total_s"]
+            for n_jobs in args.stylo_jobs:
+                label = method if n_jobs == 1 else f"{method} n_jobs={n_jobs}"
+                jobs[label] = (method, n_jobs)
+                contenders[label] = lambda m=method, n=name, j=n_jobs: run_stylo(n, m, 0, j)[
+                    "total_s"
+                ]
         load = quiet.LoadRecord(quiet.wait_for_quiet(args.max_load, args.quiet_timeout))
         times = quiet.alternate(contenders, args.repeats)
         load.close()
@@ -144,11 +159,12 @@ def main(argv=None) -> int:
             "pan-code compressor": root / "out_ppm" / "answers.jsonl",
         }
         for method, seconds in times.items():
-            quality = (
-                score(answers[method], test)
-                if method in answers
-                else {k: v for k, v in run_stylo(name, method, 0, 1).items() if k not in _TIMES}
-            )
+            if method in answers:
+                quality = score(answers[method], test)
+            else:
+                stylo_method, n_jobs = jobs[method]
+                result = run_stylo(name, stylo_method, 0, n_jobs)
+                quality = {k: v for k, v in result.items() if k not in _TIMES}
             t = quiet.spread(seconds)
             rows.append(
                 {
@@ -165,14 +181,15 @@ def main(argv=None) -> int:
                     "auc_x_c@1": quality["auc_x_c@1"],
                 }
             )
-        for theirs, ours in PARITY.items():
-            mine = [r for r in rows[-len(times) :] if r["method"] == ours][0]
-            ref = [r for r in rows[-len(times) :] if r["method"] == theirs][0]
+        theirs_of = {ours: theirs for theirs, ours in PARITY.items()}
+        for label, (ours, _) in jobs.items():
+            mine = [r for r in rows[-len(times) :] if r["method"] == label][0]
+            ref = [r for r in rows[-len(times) :] if r["method"] == theirs_of[ours]][0]
             ratios.append(
                 {
                     "dataset": name,
-                    "pan-code": theirs,
-                    "stylo": ours,
+                    "pan-code": theirs_of[ours],
+                    "stylo": label,
                     "auc_diff": mine["auc"] - ref["auc"],
                     "ratio of medians": ref["total_s"] / mine["total_s"],
                     "ratio range": f"{ref['min_s'] / mine['max_s']:.1f}-"
@@ -181,7 +198,7 @@ def main(argv=None) -> int:
                 }
             )
         print(pd.DataFrame(rows[-len(times) :]).round(4).to_string(index=False), flush=True)
-        print(pd.DataFrame(ratios[-len(PARITY) :]).round(4).to_string(index=False), flush=True)
+        print(pd.DataFrame(ratios[-len(jobs) :]).round(4).to_string(index=False), flush=True)
         if args.csv:  # after every corpus, so a long run keeps what it has measured
             pd.DataFrame(rows).to_csv(args.csv, index=False)
     print(pd.DataFrame(ratios).round(4).to_string(index=False))

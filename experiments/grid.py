@@ -316,8 +316,18 @@ _QUICK_METHOD_PARAMS = {"llm-likelihood": {"n_train_pairs": 2, "max_text_tokens"
 #: chunk a text; 4 to 15 s a cell (the first loads torch) on a machine loaded ~3x
 _QUICK_NEURAL = {"n_train_pairs": 8, "max_tokens": 32, "max_chunks": 1, "epochs": 1}
 _QUICK_METHOD_PARAMS.update({m: dict(_QUICK_NEURAL) for m in ("bert-pair", "siamese-pair")})
-#: the stacked verifier fits its four bases once a fold and once on all data: 2 folds, not 3
+#: the stacked verifier fits its four bases once a fold and once on all data: 2 folds, not 3;
+#: General Impostors 25 iterations, not 100; LambdaG 10 reference models, not 30
 _QUICK_METHOD_PARAMS["ensemble"] = {"n_folds": 2}
+_QUICK_METHOD_PARAMS["impostors"] = {"n_iter": 25}
+_QUICK_METHOD_PARAMS["lambdag"] = {"n_references": 10}
+#: a prompt of three whole IMDb62 reviews is ~1,400 tokens, ~4 s for Gemma 3 270M on 2 cores;
+#: texts cut to 300 characters make it ~300
+_QUICK_CUT = 300
+_QUICK_METHOD_PARAMS.update(
+    {m: {"max_text_chars": _QUICK_CUT} for m in ("llm-prompt", "llm-prompt-both-orders")}
+)
+_QUICK_METHOD_PARAMS["rag-embedding-llm"] = {"reranker__max_text_chars": _QUICK_CUT}
 _QUICK_KIND_SCOPES = {
     "attribution": _ATTRIBUTION,
     "neural": KindScope({"rethinking_av": ["guardian"]}, maskings=()),
@@ -325,10 +335,9 @@ _QUICK_KIND_SCOPES = {
         {"aidbench_one_to_two": ["imdb62"]},
         protocol_params={"aidbench_one_to_two": {"n_triplets": 8}},
     ),
-    # one prompt of three IMDb62 reviews is ~1,400 tokens, ~4 s for Gemma 3 270M on 2 cores
     "llm": KindScope(
         {"aidbench_one_to_two": ["imdb62"]},
-        protocol_params={"aidbench_one_to_two": {"n_triplets": 1}},
+        protocol_params={"aidbench_one_to_two": {"n_triplets": 2}},
     ),
 }
 

@@ -25,9 +25,11 @@ def test_numba_equals_reference(a, b, order):
 
 @settings(max_examples=15, deadline=None)
 @given(st.lists(st.tuples(texts, texts), min_size=1, max_size=8))
-def test_batch_equals_one_by_one(pairs):
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_batch_equals_one_by_one(n_jobs, pairs):
+    # two threads: round-robin batches of pairs, put back in the pairs' order
     a, b = [p[0] for p in pairs], [p[1] for p in pairs]
-    batch = ppm_cross_entropies(a, b)
+    batch = ppm_cross_entropies(a, b, n_jobs=n_jobs)
     for i in range(len(pairs)):
         assert np.array_equal(batch[i], ppm_cross_entropies([a[i]], [b[i]])[0])
 

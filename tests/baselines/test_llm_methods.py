@@ -172,6 +172,36 @@ def test_clone_shares_the_backend_and_cache(tmp_path):
     assert backend.n_backend_calls == 1 and len(backend.cache) == 1
 
 
+def test_max_text_chars_cuts_every_text_at_a_word_boundary():
+    seen = []
+
+    def record(messages):
+        seen.append(messages[-1]["content"])
+        return _oracle(messages)
+
+    long_text = "alpha " + "wordy " * 200
+    m = PromptedLLM(backend=ScriptedBackend(record), max_text_chars=20).fit()
+    # the marker sits in the first 20 characters, so the answers survive the cut
+    assert m.choose(long_text, "x " * 50, long_text) == 1
+    assert np.argmax(m.rank(long_text, ["y " * 50, long_text, "z"])) == 1
+    for prompt in seen:
+        texts = re.findall(r'"""\n(.*?)\n"""', prompt, flags=re.S)
+        assert len(texts) in (3, 4) and all(len(t) <= 20 for t in texts)
+        assert "alpha wordy wordy" in texts  # cut after a whole word, not inside one
+    uncut = PromptedLLM(backend=ScriptedBackend(record)).fit()
+    uncut.choose(long_text, "x", long_text)
+    assert long_text.rstrip() in seen[-1]
+
+
+@pytest.mark.parametrize("bad", [0, -3, 2.5, True, "20"])
+def test_max_text_chars_must_be_a_positive_integer(bad):
+    with pytest.raises(
+        ValueError,
+        match=f"max_text_chars must be None or a positive integer, got {re.escape(repr(bad))}",
+    ):
+        PromptedLLM(backend=ScriptedBackend(_oracle), max_text_chars=bad).fit()
+
+
 def test_unknown_family_rejected_at_fit():
     with pytest.raises(ValueError, match="prompt family"):
         PromptedLLM(backend=ScriptedBackend(_oracle), prompt="fancy").fit()
