@@ -55,12 +55,13 @@ def ppm_cross_entropy_reference(
 
 
 def encode_texts(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Code points of all texts concatenated (int64) and offsets (n + 1,) into that array."""
+    """Code points of all texts concatenated (uint32, a read-only view of their UTF-32
+    encoding: no copy) and offsets (n + 1,) into that array."""
     lengths = np.array([len(t) for t in texts], dtype=np.int64)
     offsets = np.zeros(len(texts) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     joined = "".join(texts)
-    codes = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+    codes = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32)
     return codes, offsets
 
 

@@ -37,6 +37,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
 
+from baselines._blas import fit_one_thread
 from stylo.metrics import pan
 from stylo.verifier import NO_ANSWER, Verifier, training_pairs
 from stylo.verifier_wrapper import VerifierWrapper
@@ -257,7 +258,7 @@ class ScoreCalibrator(BaseEstimator):
             raise ValueError(f"grid_step must be in (0, 0.25), got {self.grid_step}")
         self.platt_ = None
         if self.platt:
-            self.platt_ = LogisticRegression().fit(s[:, None], y)
+            self.platt_ = fit_one_thread(LogisticRegression(), s[:, None], y)
             s = self.platt_.predict_proba(s[:, None])[:, 1]
         elif s.min() < 0.0 or s.max() > 1.0:
             raise ValueError("raw scores outside [0, 1]: use platt=True")

@@ -36,6 +36,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from baselines._blas import fit_one_thread
 from baselines._ppm import ppm_cross_entropies
 from stylo.text_input import has_text
 from stylo.verifier import NO_ANSWER, Verifier, training_pairs
@@ -256,7 +257,7 @@ class CompressionVerifier(Verifier):
         model = (
             make_pipeline(StandardScaler(), LogisticRegression()) if scale else LogisticRegression()
         )
-        self.model_ = model.fit(self._design(pairs.texts_a(), pairs.texts_b()), y_train)
+        self.model_ = fit_one_thread(model, self._design(pairs.texts_a(), pairs.texts_b()), y_train)
 
     def _score_impl(self, texts_a, texts_b):
         p = self.model_.predict_proba(self._design(texts_a, texts_b))[:, 1]

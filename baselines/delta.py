@@ -26,6 +26,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.validation import check_is_fitted
 
+from baselines._blas import fit_one_thread
 from baselines._features import make_counter, pair_rows
 from stylo import features
 from stylo.corpus import Corpus
@@ -138,7 +139,7 @@ class DeltaVerifier(Verifier):
         labels = pairs.labels
         if labels.all() or not labels.any():
             raise ValueError("DeltaVerifier needs same- and different-author training pairs")
-        self.logistic_ = LogisticRegression().fit(d[:, None], labels)
+        self.logistic_ = fit_one_thread(LogisticRegression(), d[:, None], labels)
 
     def _delta(self, texts_a, texts_b) -> np.ndarray:
         return self.delta_.paired(*pair_rows(self.zscores_.transform, texts_a, texts_b))

@@ -41,6 +41,7 @@ from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 
+from baselines._blas import fit_one_thread
 from baselines.calibration import ScoreCalibrator
 from stylo.corpus import Corpus, PairSet
 from stylo.verifier import Verifier, training_pairs
@@ -163,7 +164,7 @@ class StackedVerifier(Verifier):
             raise ValueError("the out-of-fold pairs need same- and different-author pairs")
         self.oof_scores_ = s
         self.oof_auc_ = np.array([roc_auc_score(t, s[:, j]) for j in range(s.shape[1])])
-        self.meta_ = LogisticRegression(C=self.C).fit(_logits(list(s.T)), t)
+        self.meta_ = fit_one_thread(LogisticRegression(C=self.C), _logits(list(s.T)), t)
         meta = self.meta_.predict_proba(_logits(list(s.T)))[:, 1]
         self.calibrator_ = ScoreCalibrator(
             platt=False, grey_zone=True, objective=self.objective

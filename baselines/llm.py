@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 from sklearn.linear_model import LogisticRegression
 
+from baselines._blas import fit_one_thread
 from stylo.llm import BackendError, default_backend
 from stylo.llm.backend import ERROR
 from stylo.llm.parse import Parsed, parse_choice, parse_ranking, parse_verdict
@@ -320,7 +321,7 @@ class LikelihoodVerifier(Verifier):
         if labels.all() or not labels.any():
             raise ValueError("training pairs must contain both same- and different-author pairs")
         self.features_ = self._features(self.drops(pairs.texts_a(), pairs.texts_b()))
-        self.model_ = LogisticRegression().fit(self.features_, labels)
+        self.model_ = fit_one_thread(LogisticRegression(), self.features_, labels)
 
     def _score_impl(self, texts_a, texts_b):
         return self.model_.predict_proba(self._features(self.drops(texts_a, texts_b)))[:, 1]
