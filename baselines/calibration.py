@@ -105,8 +105,8 @@ def _fit_grey_zone(
     exception, two distinct scores that the shift rounds to the same float (a tie the sorted
     counts cannot see), is detected per cut and such cells are computed the plain way. The
     Brier term needs the shifted values themselves: :func:`_brier_rows` computes them for
-    blocks of cells with the expression of :func:`shift_scores`. The final rounding and the
-    first-best choice run per cell in Python, as in the reference.
+    blocks of cells with the expression of :func:`shift_scores`. Each cell is rounded with
+    Python's own round, as in the reference; the first best cell wins, as there.
     """
     keys = OBJECTIVES[objective]
     s = np.asarray(scores, dtype=np.float64)
