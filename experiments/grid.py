@@ -308,26 +308,28 @@ _KIND_SCOPES = {
         settings={"aidbench_one_to_many": [_MLPAPERS_2]},
     ),
 }
-#: the likelihood verifier's forward passes (~0.2 s for 32 tokens with all 262k logits) are
-#: most of a quick run's model time: 2 training pairs and 16 tokens a text (the reference
-#: grid: the registry's 50 pairs, 128 tokens)
-_QUICK_METHOD_PARAMS = {"llm-likelihood": {"n_train_pairs": 2, "max_text_tokens": 16}}
 #: a tiny fine-tune on one split, unmasked, so the neural path runs: 8 pairs, one 32-token
 #: chunk a text; 4 to 15 s a cell (the first loads torch) on a machine loaded ~3x
 _QUICK_NEURAL = {"n_train_pairs": 8, "max_tokens": 32, "max_chunks": 1, "epochs": 1}
-_QUICK_METHOD_PARAMS.update({m: dict(_QUICK_NEURAL) for m in ("bert-pair", "siamese-pair")})
-#: the stacked verifier fits its four bases once a fold and once on all data: 2 folds, not 3;
-#: General Impostors 25 iterations, not 100; LambdaG 10 reference models, not 30
-_QUICK_METHOD_PARAMS["ensemble"] = {"n_folds": 2}
-_QUICK_METHOD_PARAMS["impostors"] = {"n_iter": 25}
-_QUICK_METHOD_PARAMS["lambdag"] = {"n_references": 10}
 #: a prompt of three whole IMDb62 reviews is ~1,400 tokens, ~4 s for Gemma 3 270M on 2 cores;
 #: texts cut to 300 characters make it ~300
 _QUICK_CUT = 300
-_QUICK_METHOD_PARAMS.update(
-    {m: {"max_text_chars": _QUICK_CUT} for m in ("llm-prompt", "llm-prompt-both-orders")}
-)
-_QUICK_METHOD_PARAMS["rag-embedding-llm"] = {"reranker__max_text_chars": _QUICK_CUT}
+#: smaller settings of the slowest methods, for a path check (the reference grid keeps the
+#: registry's): the likelihood verifier's forward passes (~0.2 s for 32 tokens with all 262k
+#: logits) on 2 training pairs of 16 tokens (the registry: 50 pairs, 128 tokens); the stacked
+#: verifier, which fits its four bases once a fold and once on all data, on 2 folds, not 3;
+#: General Impostors 25 iterations, not 100; LambdaG 10 reference models, not 30
+_QUICK_METHOD_PARAMS = {
+    "llm-likelihood": {"n_train_pairs": 2, "max_text_tokens": 16},
+    "bert-pair": dict(_QUICK_NEURAL),
+    "siamese-pair": dict(_QUICK_NEURAL),
+    "ensemble": {"n_folds": 2},
+    "impostors": {"n_iter": 25},
+    "lambdag": {"n_references": 10},
+    "llm-prompt": {"max_text_chars": _QUICK_CUT},
+    "llm-prompt-both-orders": {"max_text_chars": _QUICK_CUT},
+    "rag-embedding-llm": {"reranker__max_text_chars": _QUICK_CUT},
+}
 _QUICK_KIND_SCOPES = {
     "attribution": _ATTRIBUTION,
     "neural": KindScope({"rethinking_av": ["guardian"]}, maskings=()),
