@@ -37,17 +37,26 @@ from stylo.protocols import PROTOCOLS
 from stylo.protocols.cdaa import UNKNOWN, Attribution, score_attribution
 
 _WINNERS = (("char", (2, 5)), ("distorted", (1, 3)), ("word", (1, 3)))
-#: the configurations compared; "chosen" is the class's defaults
-CANDIDATES = {
+#: the first round's configurations, without self-training; then self-training on the first
+#: round's choice (l2-maxabs-zscore) and on its runner-up with both scalings
+_ROUND1 = {
     "l2-mean (previous)": {"scaling": "l2", "combination": "mean"},
     "l2-zscore": {"scaling": "l2"},
     "maxabs-mean": {"scaling": "maxabs", "combination": "mean"},
     "maxabs-zscore": {"scaling": "maxabs"},
     "maxabs-zscore min_df=1": {"scaling": "maxabs", "min_df": 1},
     "maxabs-zscore + char 1-4": {"scaling": "maxabs", "views": (("char", (1, 4)),) + _WINNERS},
-    "chosen: l2-maxabs-zscore": {},
-    "l2-maxabs-zscore min_df=1": {"min_df": 1},
-    "l2 and l2-maxabs, zscore": {"scaling": ("l2", "l2-maxabs")},
+    "l2-maxabs-zscore": {"scaling": "l2-maxabs"},
+    "l2-maxabs-zscore min_df=1": {"scaling": "l2-maxabs", "min_df": 1},
+    "l2 and l2-maxabs, zscore": {},
+}
+_ONE = {"scaling": "l2-maxabs"}
+#: the configurations compared; "chosen" is the class's defaults
+CANDIDATES = {name: {"self_training": 0.0, **p} for name, p in _ROUND1.items()} | {
+    "l2-maxabs, self-training 0.5": {**_ONE, "self_training": 0.5},
+    "l2-maxabs, self-training 1.0": _ONE,
+    "l2-maxabs, self-training 1.0, 2 rounds": {**_ONE, "self_training_rounds": 2},
+    "chosen: l2 and l2-maxabs, self-training 1.0": {},
 }
 _CLOSED_CORPORA = ("imdb62", "guardian", "pan18_cdaa", "enron", "blog")
 _SUB_KNOWN = 0.7

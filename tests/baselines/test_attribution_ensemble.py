@@ -8,13 +8,17 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 from attribution_synth import attribution_problem
 from baselines_synth import synthetic_corpus
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.preprocessing import MaxAbsScaler
 from sklearn.svm import LinearSVC
 
-from baselines.attribution_ensemble import EnsembleAttributor
+from baselines import attribution_ensemble
+from baselines.attribution_ensemble import EnsembleAttributor, _balanced_confident, _gram_rows
 from baselines.svm import lead_scores
 from stylo.corpus import Corpus
 from stylo.features import TextDistortion
@@ -85,9 +89,10 @@ def test_margin_is_fitted_on_simulated_training_problems_and_rejects(corpus):
     assert EnsembleAttributor().fit(corpus).reject_margin_ == 0.0
 
 
-def _reference_decisions(known, texts, views, scaling, combination, min_df=2):
+def _reference_decisions(known, texts, views, scaling, combination, min_df=2, pseudo=None):
     """The ensemble written out with scikit-learn's vectorizers, view by view (and scaling
-    by scaling, for a tuple of them)."""
+    by scaling, for a tuple of them); ``pseudo`` = (mask of texts, their labels) joins the
+    known texts' rows in every model's training rows."""
     everything = [t for c in known for t in c] + texts
     labels = np.repeat(np.arange(len(known)), [len(c) for c in known])
     distorted = TextDistortion(k=300).fit(everything).transform(everything)
@@ -109,8 +114,11 @@ def _reference_decisions(known, texts, views, scaling, combination, min_df=2):
         x = vectorizer.fit_transform(distorted if kind == "distorted" else everything)
         if scaling.endswith("maxabs"):
             x = MaxAbsScaler().fit_transform(x)
-        d = LinearSVC(random_state=0).fit(x[: len(labels)], labels)
-        d = d.decision_function(x[len(labels) :])
+        x_known, x_texts, y = x[: len(labels)], x[len(labels) :], labels
+        if pseudo is not None:
+            x_known = sp.vstack([x_known, x_texts[pseudo[0]]])
+            y = np.concatenate([labels, pseudo[1]])
+        d = LinearSVC(random_state=0).fit(x_known, y).decision_function(x_texts)
         if combination == "zscore":
             d = (d - d.mean(axis=1, keepdims=True)) / d.std(axis=1, keepdims=True)
         total = total + d
@@ -128,15 +136,77 @@ def _reference_decisions(known, texts, views, scaling, combination, min_df=2):
         (("maxabs", "l2"), "mean"),
     ],
 )
-def test_decisions_agree_with_a_view_by_view_reference(scaling, combination):
+def test_decisions_agree_with_a_view_by_view_reference(scaling, combination, monkeypatch):
+    monkeypatch.setattr(attribution_ensemble, "_GRAM_MAX_ROWS", 0)  # the reference's rows
     known, texts, _ = attribution_problem(n_candidates=4, seed=5)
-    m = EnsembleAttributor(scaling=scaling, combination=combination).fit()
+    m = EnsembleAttributor(scaling=scaling, combination=combination, self_training=0.0).fit()
     np.testing.assert_allclose(
         m._decisions(known, texts),
         _reference_decisions(known, texts, _WINNERS, scaling, combination),
         rtol=1e-6,
         atol=1e-8,
     )
+
+
+def test_self_training_refits_on_an_equal_number_of_confident_texts_per_candidate(monkeypatch):
+    d = np.array(
+        [
+            [3.0, 0.0, 0.0],
+            [2.0, 1.5, 0.0],
+            [0.0, 2.0, 0.0],
+            [0.0, 4.0, 1.0],
+            [0.0, 0.5, 1.0],
+            [1.0, 0.0, 0.0],
+        ]  # fmt: skip
+    )
+    # candidate 2 wins one text (row 4), so every candidate gets at most one
+    np.testing.assert_array_equal(_balanced_confident(d, 1.0), [1, 0, 0, 1, 1, 0])
+    np.testing.assert_array_equal(_balanced_confident(d, 0.3), [0] * 6)  # 0.3 * 6 / 3 < 1
+    assert _balanced_confident(d[:, :2], 1.0).all()  # each of two candidates wins three
+    # a candidate that wins nothing: no text joins any candidate
+    assert not _balanced_confident(d[:4, :], 1.0).any()
+    monkeypatch.setattr(attribution_ensemble, "_GRAM_MAX_ROWS", 0)  # the reference's rows
+    known, texts, _ = attribution_problem(n_candidates=4, seed=5)
+    one = {"scaling": "l2-maxabs"}
+    plain = EnsembleAttributor(self_training=0.0, **one).fit()._decisions(known, texts)
+    chosen = _balanced_confident(plain, 1.0)
+    assert chosen.sum() >= 4  # something joins, or the test below shows nothing
+    got = EnsembleAttributor(self_training=1.0, **one).fit()._decisions(known, texts)
+    want = _reference_decisions(
+        known, texts, _WINNERS, "l2-maxabs", "zscore", pseudo=(chosen, plain.argmax(axis=1)[chosen])
+    )
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+    assert np.abs(got - plain).max() > 1e-2
+    for bad in ({"self_training": 1.5}, {"self_training": -0.1}):
+        with pytest.raises(ValueError, match="self_training must be in"):
+            EnsembleAttributor(**bad).fit()
+    with pytest.raises(ValueError, match="self_training_rounds must be an int"):
+        EnsembleAttributor(self_training_rounds=-1).fit()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(1, 12),
+    d=st.integers(1, 30),
+    density=st.floats(0.0, 1.0),
+    seed=st.integers(0, 2**16),
+)
+def test_gram_rows_keep_every_inner_product(n, d, density, seed):
+    x = sp.random(n, d, density=density, format="csr", random_state=seed)
+    rows = _gram_rows(x)
+    assert rows.shape == (n, n)
+    np.testing.assert_allclose(rows @ rows.T, (x @ x.T).toarray(), atol=1e-10)
+
+
+def test_fits_on_gram_rows_give_the_sparse_fits_decisions(monkeypatch):
+    known, texts, _ = attribution_problem(n_candidates=4, seed=5)
+    m = EnsembleAttributor().fit()
+    gram = m._decisions(known, texts)
+    monkeypatch.setattr(attribution_ensemble, "_GRAM_MAX_ROWS", 0)
+    sparse = m._decisions(known, texts)
+    # the same dual problem; the solvers' paths part by rounding, within their tolerance (1e-4)
+    np.testing.assert_allclose(sparse, gram, atol=1e-3)
+    np.testing.assert_array_equal(sparse.argmax(axis=1), gram.argmax(axis=1))
 
 
 def test_every_view_counts_and_zscores_put_views_on_one_scale():
@@ -147,7 +217,8 @@ def test_every_view_counts_and_zscores_put_views_on_one_scale():
         got = EnsembleAttributor(views=fewer).fit()._decisions(known, texts)
         assert np.abs(got - full).max() > 1e-3, f"dropping view {_WINNERS[i]} changed nothing"
     # one view standardised: every text's candidates have mean 0 and standard deviation 1
-    one = EnsembleAttributor(views=_WINNERS[2:]).fit()._decisions(known, texts)
+    one = EnsembleAttributor(views=_WINNERS[2:], scaling="l2", self_training=0.0).fit()
+    one = one._decisions(known, texts)
     np.testing.assert_allclose(one.mean(axis=1), 0.0, atol=1e-12)
     np.testing.assert_allclose(one.std(axis=1), 1.0)
     assert (full.argmax(axis=1) == truth).mean() >= 0.75
