@@ -12,8 +12,8 @@ E. Stamatatos, "Authorship attribution using text distortion", EACL 2017.
 For each problem (the candidates' known texts and the texts to attribute):
 
 1. the ``views``, each sublinear TF-IDF: by default character 2-5-grams, character 1-3-grams
-   of the text distorted to its 300 most frequent words (:class:`TextDistortion`, every other
-   letter masked, so topic words leave only their shape), word 1-3-grams. The vocabulary, idf
+   of the text distorted to its 100 most frequent words (:class:`TextDistortion`, the letters
+   of all other words masked, so topic words leave only their shape), word 1-3-grams. The vocabulary, idf
    and scaling are fitted on all the problem's texts, known and unknown (no labels are read;
    PAN's problems give the unknown texts up front). ``scaling="l2-maxabs"`` normalises rows
    (texts of any length alike) and then divides each column by its largest value (EACH-USP's
@@ -127,7 +127,7 @@ class EnsembleAttributor(Verifier):
         scaling: str | tuple = ("l2", "l2-maxabs"),
         combination: str = "zscore",
         C: float = 1.0,
-        distortion_k: int = 300,
+        distortion_k: int = 100,
         min_df: int = 2,
         max_features: int | None = None,
         reject_margin: float | None = None,

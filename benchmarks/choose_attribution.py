@@ -38,7 +38,9 @@ from stylo.protocols.cdaa import UNKNOWN, Attribution, score_attribution
 
 _WINNERS = (("char", (2, 5)), ("distorted", (1, 3)), ("word", (1, 3)))
 #: the first round's configurations, without self-training; then self-training on the first
-#: round's choice (l2-maxabs-zscore) and on its runner-up with both scalings
+#: round's choice (l2-maxabs-zscore) and on its runner-up with both scalings; then, around the
+#: second round's choice, the SVMs' C, the words kept by the distortion and svm-attribution's
+#: char 1-4-grams as a fourth view (every round before the third kept 300 words)
 _ROUND1 = {
     "l2-mean (previous)": {"scaling": "l2", "combination": "mean"},
     "l2-zscore": {"scaling": "l2"},
@@ -50,13 +52,20 @@ _ROUND1 = {
     "l2-maxabs-zscore min_df=1": {"scaling": "l2-maxabs", "min_df": 1},
     "l2 and l2-maxabs, zscore": {},
 }
-_ONE = {"scaling": "l2-maxabs"}
+_ONE = {"scaling": "l2-maxabs", "distortion_k": 300}
 #: the configurations compared; "chosen" is the class's defaults
-CANDIDATES = {name: {"self_training": 0.0, **p} for name, p in _ROUND1.items()} | {
+CANDIDATES = {
+    name: {"self_training": 0.0, "distortion_k": 300, **p} for name, p in _ROUND1.items()
+} | {
     "l2-maxabs, self-training 0.5": {**_ONE, "self_training": 0.5},
     "l2-maxabs, self-training 1.0": _ONE,
     "l2-maxabs, self-training 1.0, 2 rounds": {**_ONE, "self_training_rounds": 2},
-    "chosen: l2 and l2-maxabs, self-training 1.0": {},
+    "l2 and l2-maxabs, self-training 1.0": {"distortion_k": 300},
+    "C=0.1": {"distortion_k": 300, "C": 0.1},
+    "C=10": {"distortion_k": 300, "C": 10.0},
+    "chosen: distortion k=100": {},
+    "distortion k=1000": {"distortion_k": 1000},
+    "+ char 1-4": {"distortion_k": 300, "views": (("char", (1, 4)),) + _WINNERS},
 }
 _CLOSED_CORPORA = ("imdb62", "guardian", "pan18_cdaa", "enron", "blog")
 _SUB_KNOWN = 0.7
