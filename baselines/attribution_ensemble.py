@@ -11,16 +11,16 @@ E. Stamatatos, "Authorship attribution using text distortion", EACL 2017.
 
 For each problem (the candidates' known texts and the texts to attribute):
 
-1. the ``views``, each sublinear TF-IDF: by default character 2-5-grams, character 1-3-grams
-   of the text distorted to its 100 most frequent words (:class:`TextDistortion`, the letters
-   of all other words masked, so topic words leave only their shape), word 1-3-grams. The vocabulary, idf
-   and scaling are fitted on all the problem's texts, known and unknown (no labels are read;
-   PAN's problems give the unknown texts up front). ``scaling="l2-maxabs"`` normalises rows
-   (texts of any length alike) and then divides each column by its largest value (EACH-USP's
-   max-abs scaling: rare and frequent n-grams weigh alike); ``"maxabs"`` and ``"l2"`` do
-   one of the two. A tuple of scalings (the default: both) fits every view under each of
-   them, as more voters: max-abs scaling carries the cross-domain gain but costs accuracy on
-   short in-domain texts, where plain L2 rows do better;
+1. the ``views``, each sublinear TF-IDF: by default character 2-5-grams, character 1-3-grams of the
+   text distorted to its 100 most frequent words (:class:`TextDistortion`, the letters of all other
+   words masked, so topic words leave only their shape), word 1-3-grams. The vocabulary, idf and
+   scaling are fitted on all the problem's texts, known and unknown (no labels are read; PAN's
+   problems give the unknown texts up front). ``scaling="l2-maxabs"`` normalises rows (texts of any
+   length alike) and then divides each column by its largest value (EACH-USP's max-abs scaling:
+   rare and frequent n-grams weigh alike); ``"maxabs"`` and ``"l2"`` do one of the two. A tuple of
+   scalings (the default: both) fits every view under each of them, as more voters: max-abs scaling
+   carries the cross-domain gain but costs accuracy on short in-domain texts, where plain L2 rows
+   do better;
 2. per view a one-vs-rest linear SVM on the known texts. ``combination="zscore"`` standardises
    each text's decision values over the candidates within a view before the views are
    averaged: the views' margins differ in scale (a view with more n-grams separates the known

@@ -98,15 +98,15 @@ def _fit_grey_zone(
     :func:`_fit_grey_zone_reference` finds it, bit for bit, in a fraction of the time.
 
     Why it can be fast and still exact: the shift keeps the order of scores below p1 and above
-    p2 and ties everything between at 0.5, so with the scores sorted once, a cell's AUC, c@1,
-    F1 and F0.5u follow from counts (and rank sums) below and above its two cuts, computed for
-    all cells at once with the same integer/float operations as ``stylo.metrics.pan``. The
-    Mann-Whitney rank sums are sums of half-integers, hence exact in any order. The one
-    exception, two distinct scores that the shift rounds to the same float (a tie the sorted
-    counts cannot see), is detected per cut and such cells are computed the plain way. The
-    Brier term needs the shifted values themselves: :func:`_brier_rows` computes them for
-    blocks of cells with the expression of :func:`shift_scores`. Each cell is rounded with
-    Python's own round, as in the reference; the first best cell wins, as there.
+    p2 and ties everything between at 0.5, so with the scores sorted once, a cell's AUC, c@1, F1
+    and F0.5u follow from counts (and rank sums) below and above its two cuts, computed for all
+    cells at once with the same integer/float operations as ``stylo.metrics.pan``. The
+    Mann-Whitney rank sums are sums of half-integers, hence exact in any order. The one exception,
+    two distinct scores that the shift rounds to the same float (a tie the sorted counts cannot
+    see), is detected per cut, and such cells take their AUC from the shifted values
+    (:func:`_auc_rows`). The Brier term needs the shifted values too: :func:`_brier_rows`
+    computes them for blocks of cells with the expression of :func:`shift_scores`. Each cell is
+    rounded with Python's own round, as in the reference; the first best cell wins, as there.
     """
     keys = OBJECTIVES[objective]
     s = np.asarray(scores, dtype=np.float64)
@@ -150,11 +150,12 @@ def _fit_grey_zone(
     if "brier" in keys:
         metrics["brier"] = _brier_rows(s, t, p1, p2)
     exact = _order_kept(ss, grid)
+    tied = np.flatnonzero([not (exact[a] and exact[b]) for a, b in cells])
+    if "auc" in keys and len(tied):
+        metrics["auc"][tied] = _auc_rows(s, t, p1[tied], p2[tied])
     values = _combined(objective, keys, metrics)
     # Python's round (correctly rounded), not np.round, so cells tie as in the reference
     rounded = np.array([round(v, decimals) for v in values.tolist()])
-    for c in np.flatnonzero([not (exact[a] and exact[b]) for a, b in cells]):
-        rounded[c] = _fit_grey_zone_reference(s, t, objective, np.array(cells[c]), decimals)[2]
     # the first best cell in grid order, as the reference's strict ">" keeps it
     rounded = np.where(np.isnan(rounded), -np.inf, rounded)
     c = int(np.argmax(rounded))
@@ -163,17 +164,36 @@ def _fit_grey_zone(
     return float(cells[c][0]), float(cells[c][1]), float(rounded[c])
 
 
-def _brier_rows(
-    s: np.ndarray, t: np.ndarray, p1: np.ndarray, p2: np.ndarray, chunk: int = 512
-) -> np.ndarray:
-    """``pan.brier(t, shift_scores(s, p1[c], p2[c]))`` for every cell c, in blocks of rows
-    (a row-wise mean of a C-contiguous block sums each row exactly as a 1-D mean does)."""
-    out = np.empty(len(p1))
+def _shifted_blocks(s: np.ndarray, p1: np.ndarray, p2: np.ndarray, chunk: int = 512):
+    """(start, rows) for blocks of cells: each row ``shift_scores(s, p1[c], p2[c])``, by the
+    same expression."""
     for start in range(0, len(p1), chunk):
         a = p1[start : start + chunk, None]
         b = p2[start : start + chunk, None]
-        shifted = np.where(s <= a, _below(s, a), np.where(s < b, NO_ANSWER, _above(s, b)))
-        out[start : start + chunk] = 1.0 - np.mean((shifted - t) ** 2, axis=1)
+        yield start, np.where(s <= a, _below(s, a), np.where(s < b, NO_ANSWER, _above(s, b)))
+
+
+def _brier_rows(s: np.ndarray, t: np.ndarray, p1: np.ndarray, p2: np.ndarray) -> np.ndarray:
+    """``pan.brier(t, shift_scores(s, p1[c], p2[c]))`` for every cell c (a row-wise mean of a
+    C-contiguous block sums each row exactly as a 1-D mean does)."""
+    out = np.empty(len(p1))
+    for start, shifted in _shifted_blocks(s, p1, p2):
+        out[start : start + len(shifted)] = 1.0 - np.mean((shifted - t) ** 2, axis=1)
+    return out
+
+
+def _auc_rows(s: np.ndarray, t: np.ndarray, p1: np.ndarray, p2: np.ndarray) -> np.ndarray:
+    """``pan.auc(t, shift_scores(s, p1[c], p2[c]))`` for every cell c, from the shifted values
+    themselves: for the cells whose shift rounds distinct scores to one float, a tie the
+    sorted counts cannot see. Rank sums are sums of half-integers, exact in any order."""
+    n_pos = int(t.sum())
+    n_neg = len(t) - n_pos
+    out = np.zeros(len(p1))
+    if n_pos == 0 or n_neg == 0:
+        return out
+    for start, shifted in _shifted_blocks(s, p1, p2):
+        u = rankdata(shifted, axis=1)[:, t].sum(axis=1) - n_pos * (n_pos + 1) / 2.0
+        out[start : start + len(shifted)] = u / (n_pos * n_neg)
     return out
 
 

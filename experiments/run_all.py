@@ -11,11 +11,12 @@ Exit codes:
   1    some cells failed: the tables, manifest.json and REPORT.md (which lists the failures)
        are written, and rerunning the same command retries the failed cells only
   2    a usage problem, told in one line on stderr; nothing is computed: a bad option value
-       (--n-jobs below 1, a negative --max-cells or --seed, --scheduler without --backend dask,
-       --backend dask without dask.distributed installed, an --out that is a file or cannot be
-       written), an unknown method or protocol, or a name given to --datasets, --methods or
-       --protocols that is in no cell (a dataset that cannot be loaded, a method that cannot
-       run with the options given, a protocol that applies to none of the datasets)
+       (--n-jobs 0 or below -1, a negative --max-cells or --seed, --scheduler without
+       --backend dask, --backend dask without dask.distributed installed, an --out that is a
+       file or cannot be written), an unknown method or protocol, or a name given to
+       --datasets, --methods or --protocols that is in no cell (a dataset that cannot be
+       loaded, a method that cannot run with the options given, a protocol that applies to
+       none of the datasets)
   3    the grid has no cells (e.g. none of its corpora is on this machine): nothing to run
   130  interrupted: finished cells are stored, rerunning the same command resumes
 """
@@ -39,6 +40,7 @@ from experiments.report import collect, manifest, summarise, write_report, write
 from experiments.runner import dask_distributed, machine, run
 from experiments.suite import Suite
 from stylo._cli import OneLineParser, output_folder_problem
+from stylo.features._validation import effective_n_jobs
 
 __all__ = ["build_parser", "main"]
 
@@ -47,6 +49,19 @@ def _names(values: Sequence[str] | None) -> list[str] | None:
     if not values:
         return None
     return [n for v in values for n in v.split(",") if n]
+
+
+def _jobs(text: str) -> int:
+    """An argparse type: a worker count, ``-1`` for one per core."""
+    value = int(text)  # a ValueError reads "invalid int value: 'TEXT'"
+    if value == -1:
+        return effective_n_jobs(-1)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, or -1 for every core, got {value}")
+    return value
+
+
+_jobs.__name__ = "int"
 
 
 def _at_least(minimum: int) -> Callable[[str], int]:
@@ -124,7 +139,12 @@ def build_parser(protocols: Mapping | None = None) -> argparse.ArgumentParser:
     p.add_argument("--methods", nargs="+", metavar="NAME", help=f"from {sorted(METHODS)}")
     p.add_argument("--protocols", nargs="+", metavar="NAME", help="protocol names (see below)")
     p.add_argument("--seed", type=_at_least(0), default=0, help="base seed (default 0)")
-    p.add_argument("--n-jobs", type=_at_least(1), default=1, help="parallel cells (default 1)")
+    p.add_argument(
+        "--n-jobs",
+        type=_jobs,
+        default=1,
+        help="parallel cells (default 1; -1: one per core)",
+    )
     p.add_argument("--out", default="results", help="output folder (default results/)")
     p.add_argument(
         "--cache-dir",

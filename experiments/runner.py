@@ -219,11 +219,32 @@ class RunSummary:
         )
 
 
+#: how far a loky worker's memory may grow past its size after its first task before loky takes
+#: it for a leak and restarts the worker (loky's own limit: 300 MB). The model cells (torch,
+#: llama.cpp, sentence-transformers) grow a worker by more than that once, with what they
+#: import and keep loaded; each restart then cost the quick run about 4 s of a worker (start,
+#: imports, Numba's cached kernels loaded again), twice a run. A real leak still restarts it.
+WORKER_MEMORY_GROWTH = 3 * 2**30
+
+
+def _loky_task(*payload) -> list[tuple[dict, pd.DataFrame | None]]:
+    """:func:`execute_task` in a loky worker, which first raises the worker's leak limit to
+    :data:`WORKER_MEMORY_GROWTH` (loky reads it after every task, in the worker)."""
+    from joblib.externals.loky import process_executor
+
+    if (
+        getattr(process_executor, "_MAX_MEMORY_LEAK_SIZE", WORKER_MEMORY_GROWTH)
+        < WORKER_MEMORY_GROWTH
+    ):
+        process_executor._MAX_MEMORY_LEAK_SIZE = WORKER_MEMORY_GROWTH
+    return execute_task(*payload)
+
+
 def _loky_results(payloads: list[tuple], n_jobs: int) -> Iterable:
     from joblib import Parallel, delayed
 
     par = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator_unordered", batch_size=1)
-    return par(delayed(execute_task)(*p) for p in payloads)
+    return par(delayed(_loky_task)(*p) for p in payloads)
 
 
 def dask_distributed():

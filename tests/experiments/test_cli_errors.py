@@ -59,8 +59,14 @@ def _one_line_exit_2(call, capsys) -> str:
 @pytest.mark.parametrize(
     "argv, line",
     [
-        (["--n-jobs", "0"], "run_all: argument --n-jobs: must be at least 1, got 0"),
-        (["--n-jobs", "-2"], "run_all: argument --n-jobs: must be at least 1, got -2"),
+        (
+            ["--n-jobs", "0"],
+            "run_all: argument --n-jobs: must be at least 1, or -1 for every core, got 0",
+        ),
+        (
+            ["--n-jobs", "-2"],
+            "run_all: argument --n-jobs: must be at least 1, or -1 for every core, got -2",
+        ),
         (["--n-jobs", "two"], "run_all: argument --n-jobs: invalid int value: 'two'"),
         (["--max-cells", "-1"], "run_all: argument --max-cells: must be at least 0, got -1"),
         (["--seed", "-1"], "run_all: argument --seed: must be at least 0, got -1"),
@@ -96,6 +102,13 @@ def _one_line_exit_2(call, capsys) -> str:
 def test_run_all_usage_errors_are_one_line_and_exit_2(tmp_path, capsys, argv, line):
     assert _one_line_exit_2(lambda: _run_all(argv, tmp_path), capsys) == line
     assert not (tmp_path / "out").exists()  # nothing was run
+
+
+def test_run_all_n_jobs_minus_one_is_one_worker_per_core(monkeypatch):
+    monkeypatch.setattr("os.cpu_count", lambda: 6)
+    assert run_all.build_parser().parse_args(["--n-jobs", "-1"]).n_jobs == 6
+    assert run_all.build_parser().parse_args(["--n-jobs", "3"]).n_jobs == 3
+    assert run_all.build_parser().parse_args([]).n_jobs == 1
 
 
 def test_run_all_out_must_be_a_writable_folder(tmp_path, capsys):

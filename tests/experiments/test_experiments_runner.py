@@ -229,3 +229,18 @@ def test_run_all_puts_numba_on_one_threading_layer_unless_told(monkeypatch, give
     want = given or "workqueue"
     assert os.environ["NUMBA_THREADING_LAYER"] == want  # the worker processes'
     assert numba.config.THREADING_LAYER == want  # this process's, for --n-jobs 1
+
+
+def test_loky_workers_allow_the_model_cells_memory(monkeypatch):
+    from joblib.externals.loky import process_executor
+
+    from experiments import runner
+
+    monkeypatch.setattr(process_executor, "_MAX_MEMORY_LEAK_SIZE", int(3e8))
+    monkeypatch.setattr(runner, "execute_task", lambda *payload: list(payload))
+    assert runner._loky_task("suite", ["cell"]) == ["suite", ["cell"]]
+    assert process_executor._MAX_MEMORY_LEAK_SIZE == runner.WORKER_MEMORY_GROWTH > int(3e8)
+    # a limit set higher by the user stays
+    monkeypatch.setattr(process_executor, "_MAX_MEMORY_LEAK_SIZE", 2**40)
+    runner._loky_task()
+    assert process_executor._MAX_MEMORY_LEAK_SIZE == 2**40
