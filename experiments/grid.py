@@ -276,12 +276,10 @@ _SIAMESE = KindScope(
 )
 #: embedding and local-LLM rows run on the classical rows' own tasks (first seed: 200
 #: one-to-two triplets; one-to-many's 10 groups x 3 repeats), on as many corpora as keep the
-#: local model (Gemma 3 270M on 2 cores) near an hour. Measured in the reference run: the
-#: likelihood verifier's IMDb62 one-to-two cell reads ~1,400 sequences of 128 tokens, all of
-#: whose 262k-way logits it needs, at ~3.5 s a text pair with the other worker busy: about 40
-#: minutes, so it runs there only (the research papers' 30 queries x 19 candidates would be
-#: as long again); the prompted judge (one short answer a question) on IMDb62
-#: and Enron and 2 first authors; both orders (for the position-bias figures) and RAG on one
+#: local model (Gemma 3 270M on 2 cores) near an hour. The likelihood verifier, reading the
+#: query given each candidate only (see the registry), runs on every one-to-two corpus and
+#: on 2 and 5 first authors; the prompted judge (one short answer a question) on IMDb62 and
+#: Enron and 2 first authors; both orders (for the position-bias figures) and RAG on one
 #: corpus each
 _KIND_SCOPES = {
     "attribution": _ATTRIBUTION,
@@ -300,7 +298,14 @@ _KIND_SCOPES = {
         n_seeds=1,
         settings={"aidbench_one_to_many": [_MLPAPERS_2]},
     ),
-    "llm-likelihood": KindScope({"aidbench_one_to_two": ["imdb62"]}, n_seeds=1),
+    "llm-likelihood": KindScope(
+        {
+            "aidbench_one_to_two": ["imdb62", "enron", "blog", "guardian"],
+            "aidbench_one_to_many": ["mlpapers"],
+        },
+        n_seeds=1,
+        settings={"aidbench_one_to_many": [_MLPAPERS_2, _MLPAPERS_5]},
+    ),
     "llm-prompt-both-orders": KindScope({"aidbench_one_to_two": ["imdb62"]}, n_seeds=1),
     "rag-embedding-llm": KindScope(
         {"aidbench_one_to_many": ["mlpapers"]},

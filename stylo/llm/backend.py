@@ -60,6 +60,18 @@ class Completion:
         return self.status in (OK, TRUNCATED)
 
 
+def _cached(hit: dict) -> Completion:
+    """The record of a likelihood result read from the cache."""
+    return Completion(
+        text=hit["text"],
+        status=OK,
+        prompt_tokens=hit["prompt_tokens"],
+        seconds=hit["seconds"],
+        cached=True,
+        finish_reason="stop",
+    )
+
+
 class ChatBackend:
     """Base class of chat-completion backends.
 
@@ -235,15 +247,32 @@ class ChatBackend:
     scores_likelihoods: bool = False
 
     def _nll_after_impl(
-        self, first: str, seconds: list[str], max_text_tokens: int
+        self, first: str, seconds: list[str], max_text_tokens: int, score_first: bool = True
     ) -> tuple[float, list[float], list[int]]:
         """H(first), H(second | first) for each second, and the tokens the model read for
-        each second (the shared prefix counted with the first); see :meth:`nll_after`.
-        Backends that score likelihoods implement this."""
+        each second (the shared prefix counted with the first); see :meth:`nll_after`. With no
+        seconds, H(first) alone and one count, the tokens read for it. With ``score_first``
+        False the backend may skip scoring ``first`` and return NaN for it. Backends that
+        score likelihoods implement this."""
         raise NotImplementedError(f"{type(self).__name__} cannot score token likelihoods")
 
+    def nll(self, text: str, max_text_tokens: int = 256) -> float:
+        """Mean per-token negative log-likelihood (nats) of ``text`` alone, cut to its first
+        ``max_text_tokens`` tokens, as :meth:`nll_after` scores a first text; cached."""
+        m = int(max_text_tokens)
+        request = {"task": "nll", "text": text, "max_text_tokens": m}
+        key = request_key(self.kind, self.model_id, request)
+        hit = self.cache.get(key) if self.cache is not None else None
+        if hit is not None:
+            self._record(key, _cached(hit))
+            return float(json.loads(hit["text"]))
+        start = time.perf_counter()
+        h, _, (read,) = self._nll_after_impl(text, [], m)
+        self._store(key, request, json.dumps(float(h)), read, time.perf_counter() - start)
+        return float(h)
+
     def nll_after(
-        self, first: str, seconds: list[str], max_text_tokens: int = 256
+        self, first: str, seconds: list[str], max_text_tokens: int = 256, score_first: bool = True
     ) -> tuple[float, np.ndarray]:
         """Mean per-token negative log-likelihood (nats) of ``first`` on its own, and of each
         text of ``seconds`` read after ``first`` and a blank line, every text cut to its first
@@ -252,7 +281,10 @@ class ChatBackend:
 
         One call shares the work on ``first`` among all ``seconds`` (a ranking's query, a
         candidate's texts). Each (first, second) result is cached on its own, so a pair is
-        never computed twice, whichever call asked for it first."""
+        never computed twice, whichever call asked for it first. ``score_first=False`` says
+        ``h_first`` is not needed (it may come back NaN): a local model then reads ``first``
+        without the vocabulary-wide logits of its every position, which cost more than the
+        rest of the model (Gemma 3 270M: 7.9 ms a token with them, 2.8 ms without)."""
         if not seconds:
             raise ValueError("nll_after needs at least one text to read after the first")
         m = int(max_text_tokens)
@@ -262,53 +294,44 @@ class ChatBackend:
         ]
         keys = [request_key(self.kind, self.model_id, r) for r in requests]
         hits = [self.cache.get(k) if self.cache is not None else None for k in keys]
+        if score_first:  # an entry stored without H(first) cannot answer this call
+            hits = [h if h is None or json.loads(h["text"])[0] is not None else None for h in hits]
         h_first, h_seconds = None, np.empty(len(seconds))
         for i, hit in enumerate(hits):
             if hit is not None:
                 h_first, h_seconds[i] = json.loads(hit["text"])
-                self._record(
-                    keys[i],
-                    Completion(
-                        text=hit["text"],
-                        status=OK,
-                        prompt_tokens=hit["prompt_tokens"],
-                        seconds=hit["seconds"],
-                        cached=True,
-                        finish_reason="stop",
-                    ),
-                )
+                self._record(keys[i], _cached(hit))
         missing = [i for i, hit in enumerate(hits) if hit is None]
         if missing:
             start = time.perf_counter()
-            h_first, got, read = self._nll_after_impl(first, [seconds[i] for i in missing], m)
+            h_first, got, read = self._nll_after_impl(
+                first, [seconds[i] for i in missing], m, score_first
+            )
             seconds_each = (time.perf_counter() - start) / len(missing)
+            stored_first = None if np.isnan(h_first) else float(h_first)
             for i, h, n_tokens in zip(missing, got, read, strict=True):
                 h_seconds[i] = h
-                text = json.dumps([float(h_first), float(h)])
-                if self.cache is not None:
-                    self.cache.put(
-                        keys[i],
-                        self.kind,
-                        self.model_id,
-                        requests[i],
-                        text,
-                        "stop",
-                        n_tokens,
-                        0,
-                        seconds_each,
-                    )
-                self._record(
-                    keys[i],
-                    Completion(
-                        text=text,
-                        status=OK,
-                        prompt_tokens=n_tokens,
-                        seconds=seconds_each,
-                        cached=False,
-                        finish_reason="stop",
-                    ),
-                )
-        return float(h_first), h_seconds
+                text = json.dumps([stored_first, float(h)])
+                self._store(keys[i], requests[i], text, n_tokens, seconds_each)
+        return (np.nan if h_first is None else float(h_first)), h_seconds
+
+    def _store(self, key: str, request: dict, text: str, n_tokens: int, seconds: float) -> None:
+        """Cache and record one computed likelihood result."""
+        if self.cache is not None:
+            self.cache.put(
+                key, self.kind, self.model_id, request, text, "stop", n_tokens, 0, seconds
+            )
+        self._record(
+            key,
+            Completion(
+                text=text,
+                status=OK,
+                prompt_tokens=n_tokens,
+                seconds=seconds,
+                cached=False,
+                finish_reason="stop",
+            ),
+        )
 
     def sequence_nll(
         self, first: str, second: str, max_text_tokens: int = 256

@@ -152,7 +152,7 @@ class OpenAICompatible(ChatBackend):
     scores_likelihoods = True
 
     def _nll_after_impl(
-        self, first: str, seconds: list[str], max_text_tokens: int
+        self, first: str, seconds: list[str], max_text_tokens: int, score_first: bool = True
     ) -> tuple[float, list[float], list[int]]:
         """From the server's legacy ``/completions`` with ``echo`` and ``logprobs``
         (llama-cpp-python's server, vLLM; a server that gives no prompt log-probabilities
@@ -160,15 +160,18 @@ class OpenAICompatible(ChatBackend):
 
         The texts are cut where the server's tokeniser puts token ``max_text_tokens`` (one
         echo request a text, remembered), then each [first, blank line, second] is scored in
-        one request. The API gives the first token no log-probability, so ``first`` is scored
-        from its second token on."""
+        one request (``first`` alone when there are no seconds). The API gives the first token
+        no log-probability, so ``first`` is scored from its second token on. A server scores
+        ``first`` whether asked or not, so ``score_first`` changes nothing here."""
         a = self._cut(first, max_text_tokens)
+        if not a.strip():
+            raise ValueError("nll_after needs non-empty texts")
         h_first, h_seconds, read = None, [], []
-        for second in seconds:
-            b = self._cut(second, max_text_tokens)
-            if not a.strip() or not b.strip():
+        for second in seconds or [None]:
+            b = "" if second is None else self._cut(second, max_text_tokens)
+            if second is not None and not b.strip():
                 raise ValueError("nll_after needs non-empty texts")
-            text = a + SEPARATOR + b
+            text = a if second is None else a + SEPARATOR + b
             lp = self._prompt_logprobs(text)
             start_b, end = len(a) + len(SEPARATOR), len(text)
             in_a = [
@@ -181,13 +184,14 @@ class OpenAICompatible(ChatBackend):
                 for o, v in zip(lp["text_offset"], lp["token_logprobs"])
                 if start_b <= o < end and v is not None
             ]
-            if not in_a or not in_b:
+            if not in_a or (second is not None and not in_b):
                 raise BackendError(
                     f"{self!r}: no scored tokens in one of the texts ({len(in_a)} and {len(in_b)})"
                 )
             h_first = -float(np.mean(in_a))
-            h_seconds.append(-float(np.mean(in_b)))
             read.append(sum(1 for o in lp["text_offset"] if o < end))
+            if second is not None:
+                h_seconds.append(-float(np.mean(in_b)))
         return h_first, h_seconds, read
 
     def _cut(self, text: str, max_tokens: int) -> str:

@@ -142,11 +142,12 @@ class LlamaCpp(ChatBackend):
     scores_likelihoods = True
 
     def _nll_after_impl(
-        self, first: str, seconds: list[str], max_text_tokens: int
+        self, first: str, seconds: list[str], max_text_tokens: int, score_first: bool = True
     ) -> tuple[float, list[float], list[int]]:
         """The sequence [BOS] first [blank line] is decoded once; each second text is decoded
         after it from that state (the KV cache cut back to the prefix), so the prefix costs
-        once per call, not once per second text. The separator is not scored."""
+        once per call, not once per second text. The separator is not scored. Without
+        ``score_first`` the prefix is decoded with the logits of its last position only."""
         with self._lock:
             llm = self._load()
             a = self._tokens(first)[:max_text_tokens]
@@ -155,14 +156,17 @@ class LlamaCpp(ChatBackend):
             if not a or not all(bs):
                 raise ValueError("nll_after needs non-empty texts")
             prefix = [llm.token_bos()] + a + sep
-            longest = len(prefix) + max(map(len, bs))
+            longest = len(prefix) + max(map(len, bs), default=0)
             if longest > self.n_ctx:
                 raise ValueError(f"{longest} tokens do not fit n_ctx={self.n_ctx}")
             llm.reset()
             llm._ctx.kv_cache_clear()
             try:
-                losses, last = self._decode(llm, prefix, 0)
-                h_first = float(losses[: len(a)].mean())
+                if score_first:
+                    losses, last = self._decode(llm, prefix, 0)
+                    h_first = float(losses[: len(a)].mean())
+                else:
+                    last, h_first = self._decode_last(llm, prefix), float("nan")
                 h_seconds = []
                 for b in bs:
                     llm._ctx.kv_cache_seq_rm(0, len(prefix), -1)
@@ -172,7 +176,27 @@ class LlamaCpp(ChatBackend):
             finally:
                 llm.reset()
                 llm._ctx.kv_cache_clear()
-        return h_first, h_seconds, [len(prefix) * (i == 0) + len(b) for i, b in enumerate(bs)]
+        read = [len(prefix) * (i == 0) + len(b) for i, b in enumerate(bs)]
+        return h_first, h_seconds, read or [len(prefix)]
+
+    def _chunks(self, llm, n_tokens: int) -> range:
+        """Starts of the equal chunks ``n_tokens`` tokens are decoded in: llama.cpp switches
+        matmul kernels for very small batches, so a tiny last chunk would score its tokens
+        with slightly different numerics."""
+        n_chunks = -(-n_tokens // min(self.nll_batch, llm.n_batch))
+        return range(0, n_tokens, -(-n_tokens // n_chunks))
+
+    def _decode_last(self, llm, tokens: list[int]) -> np.ndarray:
+        """Decode ``tokens`` from position 0 asking for the logits of each chunk's last
+        position only; the log-probabilities the last position gives the next token."""
+        ctx, batch = llm._ctx, llm._batch
+        starts = self._chunks(llm, len(tokens))
+        for start in starts:
+            batch.set_batch(tokens[start : start + starts.step], n_past=start, logits_all=False)
+            ctx.decode(batch)
+        logits = np.ctypeslib.as_array(ctx.get_logits(), shape=(llm.n_vocab(),)).astype(np.float64)
+        mx = logits.max()
+        return logits - mx - np.log(np.exp(logits - mx).sum())
 
     def _decode(self, llm, tokens: list[int], n_past: int) -> tuple[np.ndarray, np.ndarray]:
         """Decode ``tokens`` at positions ``n_past``, ``n_past + 1``, ... (the KV cache holds
@@ -187,12 +211,9 @@ class LlamaCpp(ChatBackend):
         n_vocab = llm.n_vocab()
         ctx, batch = llm._ctx, llm._batch  # llama-cpp-python exposes no public per-batch API
         out = np.empty(len(tokens) - 1)
-        # equal chunks: llama.cpp switches matmul kernels for very small batches, so a tiny
-        # last chunk would score its tokens with slightly different numerics
-        n_chunks = -(-len(tokens) // min(self.nll_batch, llm.n_batch))
-        step = -(-len(tokens) // n_chunks)
-        for start in range(0, len(tokens), step):
-            chunk = tokens[start : start + step]
+        starts = self._chunks(llm, len(tokens))
+        for start in starts:
+            chunk = tokens[start : start + starts.step]
             batch.set_batch(chunk, n_past=n_past + start, logits_all=True)
             ctx.decode(batch)
             logits = np.ctypeslib.as_array(ctx.get_logits(), shape=(len(chunk), n_vocab))

@@ -318,12 +318,15 @@ class _OverlapLM:
     def __init__(self):
         self.seen = []
 
-    def nll_after(self, first, seconds, max_text_tokens):
+    def nll_after(self, first, seconds, max_text_tokens, score_first=True):
         self.seen.append(max_text_tokens)
         a = set(first.split())
-        return 3.0 + 0.01 * len(first.split()), np.array(
+        return self.nll(first, max_text_tokens) if score_first else np.nan, np.array(
             [3.0 - len(a & set(s.split())) / max(len(s.split()), 1) for s in seconds]
         )
+
+    def nll(self, text, max_text_tokens):
+        return 3.0 + 0.01 * len(text.split())
 
 
 def test_likelihood_verifier_uses_both_directions_and_learns():
@@ -349,3 +352,52 @@ def test_likelihood_verifier_uses_both_directions_and_learns():
     assert s[0] > 0.5 > s[1]
     with pytest.raises(TypeError, match="likelihood"):
         LikelihoodVerifier(backend=ScriptedBackend(_oracle)).fit(Corpus.from_lists(texts, authors))
+
+
+class _CountingLM(_OverlapLM):
+    """_OverlapLM that records which texts were read as scored prefixes and alone."""
+
+    def __init__(self):
+        super().__init__()
+        self.scored_prefixes, self.alone = [], []
+
+    def nll_after(self, first, seconds, max_text_tokens, score_first=True):
+        if score_first:
+            self.scored_prefixes.append(first)
+        return super().nll_after(first, seconds, max_text_tokens, score_first)
+
+    def nll(self, text, max_text_tokens):
+        self.alone.append(text)
+        return super().nll(text, max_text_tokens)
+
+
+def test_one_direction_reads_the_unknown_given_the_known_and_ranks_queries():
+    from baselines.llm import LikelihoodVerifier
+    from stylo.corpus import Corpus
+
+    rng = np.random.default_rng(1)
+    texts, authors = [], []
+    for a in range(6):
+        words = [f"w{i}" for i in range(10 * a, 10 * a + 10)]
+        for _ in range(4):
+            texts.append(" ".join(rng.choice(words, size=12)))
+            authors.append(f"a{a}")
+    lm = _CountingLM()
+    m = LikelihoodVerifier(backend=lm, max_text_tokens=32, n_train_pairs=40, symmetric=False)
+    m.fit(Corpus.from_lists(texts, authors))
+    assert m.features_.shape == (40, 1) and lm.scored_prefixes == []
+    lm.alone.clear()
+    d = m.drops([texts[1], texts[20]], [texts[0], texts[0]])
+    expected = [
+        lm.nll(texts[0], 32) - lm.nll_after(k, [texts[0]], 32)[1][0] for k in texts[1:21:19]
+    ]
+    np.testing.assert_allclose(d[:, 0], expected)
+    lm.alone.clear(), lm.scored_prefixes.clear()
+    # ranking: the query is the unknown text, read alone once for all its candidates
+    scores = m.rank_many([texts[0], texts[4]], [[texts[20], texts[1]], [texts[5], texts[9]]])
+    assert scores[0][1] > scores[0][0] and scores[1][0] > scores[1][1]
+    assert sorted(lm.alone) == sorted([texts[0], texts[4]]) and lm.scored_prefixes == []
+    symmetric = LikelihoodVerifier(backend=lm, max_text_tokens=32, n_train_pairs=40)
+    assert symmetric.fit(Corpus.from_lists(texts, authors)).features_.shape == (40, 2)
+    with pytest.raises(ValueError, match="symmetric"):
+        LikelihoodVerifier(backend=lm, symmetric="no").fit(Corpus.from_lists(texts, authors))

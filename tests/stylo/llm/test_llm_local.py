@@ -105,6 +105,24 @@ def test_shared_prefix_equals_each_pair_read_in_one_sequence(backend):
     assert alone == [h_seconds[2]]  # a second text's result does not depend on its company
 
 
+def test_unscored_prefix_and_alone_agree_with_the_scored_reading(backend):
+    """Without score_first the prefix is decoded with its last position's logits only: the
+    second texts' cross-entropies equal those after a scored prefix (the KV cache is the same;
+    only the output matmul's batch differs), and ``nll`` is the scored prefix's H(first)."""
+    seconds = [B, "Short one."]
+    h_first, h_seconds, _ = backend._nll_after_impl(A, seconds, 40)
+    nan, light, _ = backend._nll_after_impl(A, seconds, 40, score_first=False)
+    assert np.isnan(nan)
+    np.testing.assert_allclose(light, h_seconds, rtol=1e-4, atol=1e-4)
+    assert backend.nll(A, 40) == pytest.approx(h_first, abs=1e-6)
+    # an entry cached without H(first) does not answer a call that needs it
+    n = backend.n_backend_calls
+    got_nan, _ = backend.nll_after(B, [A], 24, score_first=False)
+    got_first, again = backend.nll_after(B, [A], 24)
+    assert np.isnan(got_nan) and got_first == pytest.approx(backend.nll(B, 24), abs=1e-6)
+    assert backend.n_backend_calls == n + 3
+
+
 def test_reading_a_text_first_makes_its_copy_predictable(backend):
     h_a, h_a_given_a = backend.sequence_nll(A, A, 64)
     h_b, h_a_given_b = backend.sequence_nll(B, A, 64)

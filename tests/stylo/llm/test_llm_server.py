@@ -193,7 +193,10 @@ def test_likelihoods_from_the_server_equal_the_in_process_model(server_url, tmp_
     from stylo.llm import LlamaCpp
 
     first, second = "Go see it, friends!", "See it now, it is great."
-    remote = _backend(server_url, tmp_path / "cache.sqlite").sequence_nll(first, second, 4)
+    server = _backend(server_url, tmp_path / "cache.sqlite")
+    remote = server.sequence_nll(first, second, 4)
     local = LlamaCpp().sequence_nll(first, second, 4)
     assert remote[1] == pytest.approx(local[1], abs=0.03)
     assert 0 < remote[0] < 20 and 0 < remote[1] < 20
+    # a text alone is scored as the first text of a pair is (its echo request is remembered)
+    assert server.nll(first, 4) == pytest.approx(remote[0], abs=1e-9)
