@@ -84,17 +84,25 @@ def _halves(train: Corpus | PairSet, seed: int):
         side = rng.permutation(groups.max() + 1) % 2
         fold = side[groups]
         return train.subset(fold == 0), train.subset(fold == 1)
+    fit, held = author_halves(train, seed)
+    return fit, training_pairs(held, n_pairs=_N_VAL_PAIRS, seed=seed)
+
+
+def author_halves(train: Corpus, seed: int) -> tuple[Corpus, Corpus]:
+    """(fit half, held half) of a Corpus, half its authors each, drawn with ``seed``."""
+    rng = np.random.default_rng([seed, 11])
     names = np.unique(train.authors)
     side = dict(zip(names, rng.permutation(len(names)) % 2))
     fold = np.array([side[a] for a in train.authors])
-    held = train.subset(fold == 1, name=f"{train.name}:held")
     return (
         train.subset(fold == 0, name=f"{train.name}:fit"),
-        training_pairs(held, n_pairs=_N_VAL_PAIRS, seed=seed),
+        train.subset(fold == 1, name=f"{train.name}:held"),
     )
 
 
-def _training_part(name: str, seed: int) -> Corpus | PairSet:
+def training_part(name: str, seed: int) -> Corpus | PairSet:
+    """The training part of the grid's task on ``name`` (PAN's official training problems;
+    AIDBench one-to-two's training texts, first setting, ``seed``)."""
     if name in _PAN:
         return load(name, split="train")
     protocol = PROTOCOLS["aidbench_one_to_two"]
@@ -107,7 +115,7 @@ def study(datasets, seeds, names) -> pd.DataFrame:
     rows = []
     for name in datasets:
         for seed in seeds:
-            fit_half, held = _halves(_training_part(name, seed), seed)
+            fit_half, held = _halves(training_part(name, seed), seed)
             for cand, est in _candidates().items():
                 if names and cand not in names:
                     continue

@@ -33,10 +33,9 @@ import numpy as np
 import pandas as pd
 
 from baselines.llm import LikelihoodVerifier
+from benchmarks.choose_ensemble import author_halves, training_part
 from stylo.corpus import Corpus
-from stylo.datasets import load
 from stylo.llm import LlamaCpp, ResponseCache
-from stylo.protocols import PROTOCOLS
 
 _AIDBENCH = ("imdb62", "enron", "blog", "guardian")
 #: the largest share of the most expensive candidate's work the grid can afford
@@ -49,18 +48,6 @@ CANDIDATES = {
 }
 #: the candidate the registry holds (the rule's choice, seed 0)
 CHOSEN = "one-64"
-
-
-def _halves(name: str, seed: int) -> tuple[Corpus, Corpus]:
-    """(fit half, held half) by author of the training part of the grid's one-to-two task."""
-    protocol = PROTOCOLS["aidbench_one_to_two"]
-    data = load(name)
-    train = protocol.sample(data, protocol.settings(data)[0], seed).train
-    rng = np.random.default_rng([seed, 11])
-    names = np.unique(train.authors)
-    side = dict(zip(names, rng.permutation(len(names)) % 2))
-    fold = np.array([side[a] for a in train.authors])
-    return train.subset(fold == 0, name=f"{name}:fit"), train.subset(fold == 1, name=f"{name}:held")
 
 
 def triplets(corpus: Corpus, n: int, seed: int) -> tuple[list, list, np.ndarray]:
@@ -92,7 +79,7 @@ def study(datasets, seed, n_triplets, n_train_pairs, names, cache) -> pd.DataFra
     backend = LlamaCpp(cache=ResponseCache(cache) if cache else None)
     rows = []
     for name in datasets:
-        fit_half, held = _halves(name, seed)
+        fit_half, held = author_halves(training_part(name, seed), seed)
         queries, lists, right = triplets(held, n_triplets, seed)
         for cand, (tokens, symmetric) in CANDIDATES.items():
             if names and cand not in names:
