@@ -303,13 +303,12 @@ class LikelihoodVerifier(Verifier):
             if second not in followers.setdefault(first, []):
                 followers[first].append(second)
         for done, (first, seconds) in enumerate(followers.items(), start=1):
-            h_first, h = backend.nll_after(
+            alone[first], h = backend.nll_after(
                 first, seconds, self.max_text_tokens, score_first=self.symmetric
             )
-            alone[first] = h_first
             after.update({(first, s): float(v) for s, v in zip(seconds, h, strict=True)})
             advance("likelihood prefixes", done, len(followers))
-        if not self.symmetric:
+        if not self.symmetric:  # each unknown text read alone once (alone holds NaN here)
             alone = {b: backend.nll(b, self.max_text_tokens) for b in dict.fromkeys(texts_b)}
             return np.array(
                 [alone[b] - after[a, b] for a, b in zip(texts_a, texts_b)], dtype=np.float64
