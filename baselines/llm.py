@@ -356,8 +356,4 @@ class LikelihoodVerifier(Verifier):
         self, queries: list[str], candidate_lists: list[list[str]]
     ) -> list[np.ndarray]:
         # the query is the unknown text, each candidate a known one
-        flat = self.score_pairs(
-            [x for c in candidate_lists for x in c],
-            [q for q, c in zip(queries, candidate_lists) for _ in c],
-        )
-        return np.split(flat, np.cumsum([len(c) for c in candidate_lists])[:-1])
+        return self._score_query_pairs(queries, candidate_lists, query_first=False)

@@ -319,6 +319,23 @@ _QUICK_NEURAL = {"n_train_pairs": 8, "max_tokens": 32, "max_chunks": 1, "epochs"
 #: a prompt of three whole IMDb62 reviews is ~1,400 tokens, ~4 s for Gemma 3 270M on 2 cores;
 #: texts cut to 300 characters make it ~300
 _QUICK_CUT = 300
+#: the local model reads a prompt at ~3.7 ms a token on 2 threads, and two cells at once take
+#: 1.7x as long each (a 1,100-token prompt: 4.1 s alone, 7.0 s beside another on 1 thread
+#: each or on 2): whole texts (IMDb62 1,739 characters on average) made the prompted cells 98
+#: of the LLM part's 185 worker-minutes. Each text is cut to 400 characters (~100 tokens) for
+#: the local model only; a hosted model reads whole texts, as AIDBench's did
+_LOCAL_PROMPT_CUT = 400
+
+
+def _prompt_cut(chars: int) -> dict[str, dict]:
+    """Method parameters cutting each text of the prompted LLM methods to ``chars``."""
+    return {
+        "llm-prompt": {"max_text_chars": chars},
+        "llm-prompt-both-orders": {"max_text_chars": chars},
+        "rag-embedding-llm": {"reranker__max_text_chars": chars},
+    }
+
+
 #: smaller settings of the slowest methods, for a path check (the reference grid keeps the
 #: registry's): the likelihood verifier's forward passes (~0.2 s for 32 tokens with all 262k
 #: logits) on 2 training pairs of 16 tokens (the registry: 50 pairs, 128 tokens); the stacked
@@ -331,9 +348,7 @@ _QUICK_METHOD_PARAMS = {
     "ensemble": {"n_folds": 2},
     "impostors": {"n_iter": 25},
     "lambdag": {"n_references": 10},
-    "llm-prompt": {"max_text_chars": _QUICK_CUT},
-    "llm-prompt-both-orders": {"max_text_chars": _QUICK_CUT},
-    "rag-embedding-llm": {"reranker__max_text_chars": _QUICK_CUT},
+    **_prompt_cut(_QUICK_CUT),
 }
 _QUICK_KIND_SCOPES = {
     "attribution": _ATTRIBUTION,
@@ -349,13 +364,14 @@ _QUICK_KIND_SCOPES = {
 }
 
 
-def full_grid(seed: int = 0) -> GridSpec:
+def full_grid(seed: int = 0, local_llm: bool = True) -> GridSpec:
     """The reference grid: every corpus, every registered protocol and classical method, the
     maskings for one method per family, three seeds (one on fixed official problems and
     one-to-many); embedding and LLM rows on AIDBench's one-to-two and one-to-many only;
     attribution-only methods on PAN18/19 attribution. The attribution corpora come first: one
     worker runs all methods of a task, and PAN19's is the longest task (minutes), which should
-    not start last."""
+    not start last. ``local_llm``: the LLM methods run the local model, whose prompted methods
+    read each text cut to ``_LOCAL_PROMPT_CUT`` characters (a hosted model reads them whole)."""
     return GridSpec(
         datasets=[DatasetSpec(n) for n in _CDAA + _CORPORA + _PAN_AV],
         seeds=[seed, seed + 1, seed + 2],
@@ -364,6 +380,7 @@ def full_grid(seed: int = 0) -> GridSpec:
         masking_methods=list(_MASKED_METHODS),
         single_seed_protocols=list(_ONE_SEED),
         kind_scopes=dict(_KIND_SCOPES),
+        method_params=_prompt_cut(_LOCAL_PROMPT_CUT) if local_llm else {},
     )
 
 

@@ -73,8 +73,8 @@ def key_options(spec: MethodSpec, options: MethodOptions) -> dict:
 
 def method_label(method: str, method_options: Mapping, method_params: Mapping | None = None) -> str:
     """The name a method's row carries in tables and plots: with the model it asked (and the
-    server's host), so local and hosted rows never mix, and a prompted method's prompt
-    family (AIDBench reports each family apart)."""
+    server's host), so local and hosted rows never mix, a prompted method's prompt family
+    (AIDBench reports each family apart) and the length its texts were cut to, if any."""
     model = method_options.get("llm_model")
     if not model:
         return method
@@ -82,6 +82,11 @@ def method_label(method: str, method_options: Mapping, method_params: Mapping | 
         registry.prompt_family(method) if method in registry.METHODS else None
     )
     family = f" ({prompt.replace('_', '-')} prompt)" if prompt else ""
+    cut = next(
+        (v for k, v in (method_params or {}).items() if k.split("__")[-1] == "max_text_chars"),
+        None,
+    )
+    texts = f", texts cut to {cut} chars" if cut else ""
     url = method_options.get("llm_base_url")
     where = f"{model} @ {urlsplit(url).netloc or url}" if url else model
-    return f"{method}{family} [{where}]"
+    return f"{method}{family} [{where}{texts}]"

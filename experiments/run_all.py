@@ -205,8 +205,10 @@ def _default_loader() -> Callable:
     return load
 
 
-def _grid(args) -> GridSpec:
-    grid = quick_grid(args.seed) if args.quick else full_grid(args.seed)
+def _grid(args, methods: Mapping[str, MethodSpec]) -> GridSpec:
+    grid = quick_grid(args.seed) if args.quick else full_grid(args.seed, not args.llm_base_url)
+    # the registered grid's method settings, for the methods this run has (tests run stand-ins)
+    grid.method_params = {m: p for m, p in grid.method_params.items() if m in methods}
     datasets = _names(args.datasets)
     if datasets:
         grid.datasets = [DatasetSpec(n) for n in datasets]
@@ -317,7 +319,7 @@ def main(
     if args.scheduler is None:
         _one_openmp_runtime()
     if grid is None:
-        grid = _grid(args)
+        grid = _grid(args, suite.methods)
     try:
         expansion = expand(grid, suite)
     except ValueError as exc:

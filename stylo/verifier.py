@@ -317,9 +317,19 @@ class Verifier(BaseEstimator):
     def _rank_many_impl(
         self, queries: list[str], candidate_lists: list[list[str]]
     ) -> list[np.ndarray]:
-        flat = self.score_pairs(
-            [q for q, c in zip(queries, candidate_lists) for _ in c],
-            [x for c in candidate_lists for x in c],
+        return self._score_query_pairs(queries, candidate_lists)
+
+    def _score_query_pairs(
+        self, queries: list[str], candidate_lists: list[list[str]], query_first: bool = True
+    ) -> list[np.ndarray]:
+        """Every (query, candidate) pair in one ``score_pairs`` call, the query as the first
+        text (``query_first``) or the second; one score array per query."""
+        queries_flat = [q for q, c in zip(queries, candidate_lists) for _ in c]
+        candidates_flat = [x for c in candidate_lists for x in c]
+        flat = (
+            self.score_pairs(queries_flat, candidates_flat)
+            if query_first
+            else self.score_pairs(candidates_flat, queries_flat)
         )
         return np.split(flat, np.cumsum([len(c) for c in candidate_lists])[:-1])
 

@@ -13,8 +13,9 @@ from llm_fakes import ScriptedServer, chat_body
 from baselines import registry
 from baselines.llm import PromptedLLM
 from baselines.registry import METHODS, MethodOptions, on_server, unavailable
-from experiments.grid import DatasetSpec, GridSpec, expand
+from experiments.grid import DatasetSpec, GridSpec, expand, full_grid
 from experiments.methods import LOCAL_LLM, key_options, method_label
+from experiments.run_all import _grid, build_parser
 from experiments.suite import Suite
 from stylo.llm import BackendError, OpenAICompatible
 
@@ -49,6 +50,27 @@ def test_every_llm_method_names_its_model_in_the_key_and_label():
         == "llm-prompt (no-style prompt) [m]"
     )
     assert method_label("llm-likelihood", {"llm_model": "m"}) == "llm-likelihood [m]"
+    assert (
+        method_label("rag-embedding-llm", {"llm_model": "m"}, {"reranker__max_text_chars": 400})
+        == "rag-embedding-llm (topic-ignored prompt) [m, texts cut to 400 chars]"
+    )
+
+
+def test_the_reference_grid_cuts_prompted_texts_for_the_local_model_only():
+    local, hosted = full_grid(0).method_params, full_grid(0, local_llm=False).method_params
+    assert local == {
+        "llm-prompt": {"max_text_chars": 400},
+        "llm-prompt-both-orders": {"max_text_chars": 400},
+        "rag-embedding-llm": {"reranker__max_text_chars": 400},
+    }
+    assert hosted == {}
+    # each cut parameter is one the method takes, so the grid's set_params cannot fail
+    for name, params in local.items():
+        METHODS[name].factory(0, MethodOptions()).set_params(**params)
+    parser = build_parser({})
+    assert _grid(parser.parse_args([]), METHODS).method_params == local
+    hosted_args = parser.parse_args(["--llm-base-url", "http://h/v1", "--llm-model", "m"])
+    assert _grid(hosted_args, METHODS).method_params == {}
 
 
 def test_local_and_hosted_cells_never_share_a_key(monkeypatch):
