@@ -3,14 +3,15 @@ maskings by name, and the run's method options.
 
 The grid asks it for a cell's protocol and data when it lists settings; a worker asks it for
 a task's data and sampled task and for a cell's method. It is picklable (sent with every
-worker task); loaded data stays in a small per-process cache, so a worker task that follows
-another on the same dataset, or a run in the process that listed the settings, does not load
-it again.
+worker task); loaded data and sampled tasks stay in small per-process caches, so a worker
+task that follows another on the same dataset or task, or a run in the process that listed the
+settings, does not load or sample it again.
 """
 
 from __future__ import annotations
 
 import json
+import pickle
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -29,10 +30,26 @@ __all__ = ["Suite"]
 #: cells come ordered by dataset: one corpus in memory is enough
 _DATA_CACHE_SIZE = 1
 _DATA: OrderedDict = OrderedDict()
+#: a worker gets one cell at a time, and the next is most often of the same task
+_TASK_CACHE_SIZE = 2
+_TASKS: OrderedDict = OrderedDict()
 
 
 def _qualname(fn) -> str:
     return f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', repr(fn))}"
+
+
+def _cached(cache: OrderedDict, size: int, key, make: Callable):
+    """``cache[key]``, made with ``make()`` when missing; the cache keeps the ``size`` most
+    recently used."""
+    if key in cache:
+        cache.move_to_end(key)
+        return cache[key]
+    value = make()
+    cache[key] = value
+    if len(cache) > size:
+        cache.popitem(last=False)
+    return value
 
 
 @dataclass(frozen=True)
@@ -56,21 +73,22 @@ class Suite:
     def data(self, name: str, load: Mapping):
         """Dataset ``name`` loaded with ``load``, from this process's cache when it holds it."""
         key = (_qualname(self.loader), name, json.dumps(dict(load), sort_keys=True))
-        if key in _DATA:
-            _DATA.move_to_end(key)
-            return _DATA[key]
-        value = self.loader(name, **dict(load))
-        _DATA[key] = value
-        if len(_DATA) > _DATA_CACHE_SIZE:
-            _DATA.popitem(last=False)
-        return value
+        return _cached(_DATA, _DATA_CACHE_SIZE, key, lambda: self.loader(name, **dict(load)))
 
     def task(self, cell: Cell) -> tuple:
         """The protocol of ``cell`` (which evaluates its task) and its sampled task, which
-        every cell of its ``task_key`` shares."""
+        every cell of its ``task_key`` shares: from this process's cache when it holds it
+        (sampling is seeded, so a cached task is the one sampling would draw again)."""
         protocol = self.protocol(cell.protocol, cell.protocol_params)
-        return protocol, protocol.sample(
-            self.data(cell.dataset, cell.load), dict(cell.setting), int(cell.seed)
+        # the protocol object's state, not only its class: suites may configure it differently
+        key = (_qualname(self.loader), pickle.dumps(protocol), cell.task_key)
+        return protocol, _cached(
+            _TASKS,
+            _TASK_CACHE_SIZE,
+            key,
+            lambda: protocol.sample(
+                self.data(cell.dataset, cell.load), dict(cell.setting), int(cell.seed)
+            ),
         )
 
     def factory(self, cell: Cell) -> Callable[[int, MethodOptions], Verifier]:

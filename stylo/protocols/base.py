@@ -106,6 +106,10 @@ class Protocol:
     """Base class: ``settings``, ``sample`` and ``evaluate``."""
 
     name: str = "protocol"
+    #: how much work one cell of this protocol is, relative to the others' for the same
+    #: method: a grid runner starts the costliest cells first so that none is left alone at
+    #: the end of a run. A scheduling hint only; no result depends on it.
+    relative_cost: float = 1.0
 
     def settings(self, data) -> list[dict]:
         """The JSON-able settings this protocol runs on ``data`` by default; an empty list

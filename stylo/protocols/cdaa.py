@@ -55,6 +55,10 @@ class CrossDomainAttribution(Protocol):
     """``cdaa_attribution``: one setting per split present (e.g. PAN18 train and test)."""
 
     name = "cdaa_attribution"
+    # every text against every candidate (PAN19's development set: 36,459 text-candidate
+    # problems): a verifier's cell here took 35 s on average in the reference grid, 25 times
+    # its cells elsewhere
+    relative_cost = 25.0
 
     def settings(self, data) -> list[dict]:
         if not isinstance(data, Corpus) or not set(_COLUMNS) <= set(data.frame.columns):

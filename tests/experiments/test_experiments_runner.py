@@ -18,9 +18,9 @@ from experiments_standins import (
 from baselines.registry import METHODS
 from experiments import run_all
 from experiments.cells import CellStore, write_atomic
-from experiments.grid import expand
+from experiments.grid import Cell, expand
 from experiments.report import collect
-from experiments.runner import execute_task, run
+from experiments.runner import execute_task, run, schedule
 from experiments.suite import Suite
 
 PROTOCOLS = {"toy_verification": ToyVerification(), "toy_ranking": ToyRanking()}
@@ -244,3 +244,58 @@ def test_loky_workers_allow_the_model_cells_memory(monkeypatch):
     monkeypatch.setattr(process_executor, "_MAX_MEMORY_LEAK_SIZE", 2**40)
     runner._loky_task()
     assert process_executor._MAX_MEMORY_LEAK_SIZE == 2**40
+
+
+class _CostlyVerification(ToyVerification):
+    name = "costly"
+    relative_cost = 25.0
+
+
+def test_the_schedule_starts_the_costliest_cells_first_and_keeps_a_tasks_model_cells_together():
+    protocols = {"toy_verification": ToyVerification(), "costly": _CostlyVerification()}
+    suite = Suite(protocols, toy_loader)
+
+    def cell(method, protocol="toy_verification", seed=0):
+        return Cell("toy", {}, protocol, {"mix": "half"}, method, {}, seed)
+
+    cells = [
+        cell("naive"),
+        cell("llm-prompt"),
+        cell("bert-pair"),
+        cell("naive", "costly"),
+        cell("llm-prompt-both-orders"),
+        cell("embedding", seed=1),
+        cell("embedding"),
+        cell("delta"),
+    ]
+    order = [[(c.method, c.protocol, c.seed) for c in group] for group in schedule(cells, suite)]
+    assert order == [
+        # one task's LLM and embedding cells in one worker task, in the grid's order, so that
+        # both-orders finds llm-prompt's answers cached and the embedding model loads once
+        [
+            ("llm-prompt", "toy_verification", 0),
+            ("llm-prompt-both-orders", "toy_verification", 0),
+            ("embedding", "toy_verification", 0),
+        ],
+        [("bert-pair", "toy_verification", 0)],
+        [("embedding", "toy_verification", 1)],  # another task: its own
+        [("naive", "costly", 0)],
+        # equal costs keep the grid's order
+        [("naive", "toy_verification", 0)],
+        [("delta", "toy_verification", 0)],
+    ]
+    assert sorted(c.key for g in schedule(cells, suite) for c in g) == sorted(c.key for c in cells)
+
+
+def test_a_process_samples_a_task_once_for_the_cells_of_its_key():
+    suite = Suite({"toy_verification": _CountingVerification()}, toy_loader)
+    cells = expand(
+        toy_grid("cached-toy", max_settings=1, methods=("random",), seeds=[0, 1]), suite
+    ).cells
+    _CountingVerification.samples = 0
+    first = suite.task(cells[0])[1]
+    assert suite.task(cells[0])[1] is first and _CountingVerification.samples == 1
+    # another seed is another task; the same key under a differently configured protocol too
+    assert suite.task(cells[1])[1] is not first and _CountingVerification.samples == 2
+    other = Suite({"toy_verification": _CountingVerification(n_pairs=6)}, toy_loader)
+    assert len(other.task(cells[0])[1].a) == 6 and len(first.a) == 20
