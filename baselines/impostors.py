@@ -40,8 +40,10 @@ alike and leaves their order to how close each is. Verification (``score_pairs``
 ``score_problems``, ``attribute``) keeps the shifted win rate, which PAN's metrics reward.
 
 Batching: all problems of a call share the same random feature masks and impostor picks, so
-one Numba kernel scores them together (``_impostor_wins``, ``_impostor_margins``); the
-``*_reference`` functions are the plain versions the tests compare them with.
+Numba kernels score them together (``_impostor_wins``, ``_impostor_margins``), and problems
+with the same query and candidate list (attribution: one unknown against every candidate, one
+candidate's profile against every unknown) compute their impostor similarities once between
+them; the ``*_reference`` functions are the plain versions the tests compare them with.
 """
 
 from __future__ import annotations
@@ -94,23 +96,28 @@ def _masked_sums_reference(indptr, indices, data, mask_t):
 
 
 @numba.njit(cache=True)
-def _shared_mins(indptr, indices, data, n_features, q, t, cand_p):
-    """The query's shared features with the target (slot 0) and each candidate, with
-    min(q, x) there, so that each iteration only walks the slots it uses: feature numbers,
-    minima and each slot's start (k + 2,)."""
+def _dense_row(indptr, indices, data, n_features, q):
     dense = np.zeros(n_features)
     for j in range(indptr[q], indptr[q + 1]):
         dense[indices[j]] = data[j]
-    k = cand_p.shape[0]
-    size = indptr[t + 1] - indptr[t]
-    for c in range(k):
-        size += indptr[cand_p[c] + 1] - indptr[cand_p[c]]
+    return dense
+
+
+@numba.njit(cache=True)
+def _shared_mins(indptr, indices, data, dense, slots):
+    """The query's (``dense``) shared features with each row of ``slots``, with min(q, x)
+    there, so that each iteration only walks the slots it uses: feature numbers, minima and
+    each slot's start (len(slots) + 1,)."""
+    n_slots = slots.shape[0]
+    size = 0
+    for c in range(n_slots):
+        size += indptr[slots[c] + 1] - indptr[slots[c]]
     feats = np.empty(size, dtype=np.int32)
     mins = np.empty(size)
-    start = np.zeros(k + 2, dtype=np.int64)
+    start = np.zeros(n_slots + 1, dtype=np.int64)
     pos = 0
-    for c in range(k + 1):
-        x = t if c == 0 else cand_p[c - 1]
+    for c in range(n_slots):
+        x = slots[c]
         for j in range(indptr[x], indptr[x + 1]):
             w = dense[indices[j]]
             if w > 0.0:
@@ -124,7 +131,7 @@ def _shared_mins(indptr, indices, data, n_features, q, t, cand_p):
 
 @numba.njit(cache=True)
 def _slot_sim(feats, mins, start, slot, keep, sum_q, sum_x):
-    """Masked min-max similarity of the query to one slot (0 = target, c + 1 = candidate c)."""
+    """Masked min-max similarity of the query to the row of one slot of ``_shared_mins``."""
     # multiplying by the 0/1 mask instead of branching on it: the mask is random, so a
     # branch mispredicts half the time (3-5x slower); x * 1 and + 0 keep the sum exact
     shared = 0.0
@@ -135,6 +142,72 @@ def _slot_sim(feats, mins, start, slot, keep, sum_q, sum_x):
 
 
 @numba.njit(cache=True, parallel=True)
+def _grouped_trials(
+    indptr,
+    indices,
+    data,
+    n_features,
+    q_rows,
+    t_rows,
+    cand,
+    mask,
+    picks,
+    sums,
+    order,
+    starts,
+    margin,
+):
+    """Wins (``margin`` False, as float64) or summed margins of each problem, the problems of
+    one query (``order[starts[g]:starts[g + 1]]``) together: the query's shared features with
+    every row any of them may draw are found once, and each (iteration, impostor) similarity
+    is computed once, when a problem first needs it (a win stops at the first impostor at
+    least as close as the target)."""
+    n_iter, m = picks.shape
+    out = np.zeros(q_rows.shape[0])
+    for g in numba.prange(starts.shape[0] - 1):
+        members = order[starts[g] : starts[g + 1]]
+        q = q_rows[members[0]]
+        dense = _dense_row(indptr, indices, data, n_features, q)
+        rows = np.unique(cand[members].ravel())
+        feats, mins, start = _shared_mins(indptr, indices, data, dense, rows)
+        sims = np.full((n_iter, rows.shape[0]), -1.0)  # -1: not computed yet
+        for p in members:
+            t = t_rows[p]
+            slot = np.searchsorted(rows, cand[p])
+            t_feats, t_mins, t_start = _shared_mins(indptr, indices, data, dense, t_rows[p : p + 1])
+            for it in range(n_iter):
+                keep = mask[it]
+                target = _slot_sim(t_feats, t_mins, t_start, 0, keep, sums[q, it], sums[t, it])
+                best = 0.0
+                for s in range(m):
+                    c = slot[picks[it, s]]
+                    sim = sims[it, c]
+                    if sim < 0.0:
+                        sim = _slot_sim(feats, mins, start, c, keep, sums[q, it], sums[rows[c], it])
+                        sims[it, c] = sim
+                    best = sim if sim > best else best
+                    if not margin and sim >= target:  # one impostor at least as close loses
+                        break
+                if margin:
+                    out[p] += target - best
+                elif best < target:
+                    out[p] += 1.0
+    return out
+
+
+def _impostor_trials(csr, q_rows, t_rows, cand, mask, picks, sums, margin: bool) -> np.ndarray:
+    """``_grouped_trials`` with the problems grouped by query: in attribution one unknown
+    meets every candidate and one candidate's profile every unknown, in one-to-two a query
+    both candidates."""
+    if len(q_rows) == 0:
+        return np.zeros(0, dtype=np.float64 if margin else np.int64)
+    group = np.unique(q_rows, return_inverse=True)[1].ravel()
+    order = np.argsort(group, kind="stable")
+    starts = np.concatenate([[0], np.cumsum(np.bincount(group))]).astype(np.int64)
+    out = _grouped_trials(*csr, q_rows, t_rows, cand, mask, picks, sums, order, starts, margin)
+    return out if margin else out.astype(np.int64)
+
+
 def _impostor_wins(indptr, indices, data, n_features, q_rows, t_rows, cand, mask, picks, sums):
     """Iterations in which each query is closer to its target than to every sampled impostor.
 
@@ -142,48 +215,17 @@ def _impostor_wins(indptr, indices, data, n_features, q_rows, t_rows, cand, mask
     (n_iter, n_features) holds float32 0/1 feature masks; ``picks`` (n_iter, m) are positions
     in ``cand``; ``sums`` (n_rows, n_iter) are the masked row sums. Returns int64 (n_prob,).
     """
-    n_prob = cand.shape[0]
-    n_iter, m = picks.shape
-    wins = np.zeros(n_prob, dtype=np.int64)
-    for p in numba.prange(n_prob):
-        q, t = q_rows[p], t_rows[p]
-        feats, mins, start = _shared_mins(indptr, indices, data, n_features, q, t, cand[p])
-        for it in range(n_iter):
-            keep = mask[it]
-            target = _slot_sim(feats, mins, start, 0, keep, sums[q, it], sums[t, it])
-            won = True
-            for s in range(m):
-                c = picks[it, s]
-                sim = _slot_sim(feats, mins, start, c + 1, keep, sums[q, it], sums[cand[p, c], it])
-                if sim >= target:  # one impostor at least as close loses the iteration
-                    won = False
-                    break
-            if won:
-                wins[p] += 1
-    return wins
+    csr = (indptr, indices, data, n_features)
+    return _impostor_trials(csr, q_rows, t_rows, cand, mask, picks, sums, margin=False)
 
 
-@numba.njit(cache=True, parallel=True)
 def _impostor_margins(indptr, indices, data, n_features, q_rows, t_rows, cand, mask, picks, sums):
     """Sum over iterations of sim(query, target) minus the largest sim(query, impostor): the
     continuous counterpart of ``_impostor_wins`` (same arguments), float64 (n_prob,). A win
     rate saturates at 0 whenever some impostor is always closer (another text by the query's
     author in the pool), which ties every candidate; the margin still orders them."""
-    n_prob = cand.shape[0]
-    n_iter, m = picks.shape
-    out = np.zeros(n_prob)
-    for p in numba.prange(n_prob):
-        q, t = q_rows[p], t_rows[p]
-        feats, mins, start = _shared_mins(indptr, indices, data, n_features, q, t, cand[p])
-        for it in range(n_iter):
-            keep = mask[it]
-            best = 0.0
-            for s in range(m):
-                c = picks[it, s]
-                sim = _slot_sim(feats, mins, start, c + 1, keep, sums[q, it], sums[cand[p, c], it])
-                best = sim if sim > best else best
-            out[p] += _slot_sim(feats, mins, start, 0, keep, sums[q, it], sums[t, it]) - best
-    return out
+    csr = (indptr, indices, data, n_features)
+    return _impostor_trials(csr, q_rows, t_rows, cand, mask, picks, sums, margin=True)
 
 
 def _trial_sims_reference(indptr, indices, data, q_rows, t_rows, cand, mask, picks, sums):
@@ -354,16 +396,21 @@ class GeneralImpostors(Verifier):
         where.update({t: len(where) + i for i, t in enumerate(new)})
         texts_x = sp.vstack([self.pool_x_, self._frequencies(new)]).tocsr()
         n_pool = texts_x.shape[0] if self.transductive else self.pool_x_.shape[0]
-        # rows: every distinct text, then one profile (mean known vector) per problem
-        owner = np.repeat(np.arange(n_prob), [len(ks) for ks in known_lists])
-        known_rows = np.array([where[t] for ks in known_lists for t in ks], dtype=np.int64)
+        # rows: every distinct text, then one profile (mean known vector) per distinct known
+        # list: attribution asks about one candidate's profile once per text to attribute
+        profile_of = {ks: i for i, ks in enumerate(dict.fromkeys(map(tuple, known_lists)))}
+        n_prof = len(profile_of)
+        owner = np.repeat(np.arange(n_prof), [len(ks) for ks in profile_of])
+        known_rows = np.array([where[t] for ks in profile_of for t in ks], dtype=np.int64)
         averaging = sp.csr_matrix(
-            (1.0 / np.bincount(owner, minlength=n_prob)[owner], (owner, known_rows)),
-            shape=(n_prob, texts_x.shape[0]),
+            (1.0 / np.bincount(owner, minlength=n_prof)[owner], (owner, known_rows)),
+            shape=(n_prof, texts_x.shape[0]),
         )
         rows = sp.vstack([texts_x, averaging @ texts_x]).tocsr()
         rows.sort_indices()
-        profile_rows = texts_x.shape[0] + np.arange(n_prob, dtype=np.int64)
+        profile_rows = texts_x.shape[0] + np.array(
+            [profile_of[tuple(ks)] for ks in known_lists], dtype=np.int64
+        )
         unknown_rows = np.array([where[u] for u in unknowns], dtype=np.int64)
         # a problem's own texts never serve as its impostors
         own = [

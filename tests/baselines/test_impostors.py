@@ -37,12 +37,15 @@ def gi_inputs(draw):
     rows = sp.csr_matrix(dense)
     rows.sort_indices()
     mask_t = (rng.random((n_features, n_iter)) < 0.5).astype(np.float64)
-    n_prob = draw(st.integers(1, 3))
+    n_prob = draw(st.integers(1, 5))
     k = draw(st.integers(1, n_rows - 2))
     m = draw(st.integers(1, k))
     q_rows = rng.integers(0, n_rows, size=n_prob)
     t_rows = rng.integers(0, n_rows, size=n_prob)
     cand = np.stack([rng.choice(n_rows, size=k, replace=False) for _ in range(n_prob)])
+    # problems sharing their query and candidates (as in attribution) share impostor work
+    shared = rng.random(n_prob) < draw(st.sampled_from([0.0, 0.5, 1.0]))
+    q_rows[shared], cand[shared] = q_rows[0], cand[0]
     picks = np.stack([rng.choice(k, size=m, replace=False) for _ in range(n_iter)])
     csr = (rows.indptr.astype(np.int64), rows.indices.astype(np.int64), rows.data, n_features)
     return (
