@@ -350,17 +350,17 @@ _QUICK_METHOD_PARAMS = {
     "lambdag": {"n_references": 10},
     **_prompt_cut(_QUICK_CUT),
 }
+_QUICK_MODEL_SCOPE = KindScope(
+    {"aidbench_one_to_two": ["imdb62"]},
+    protocol_params={"aidbench_one_to_two": {"n_triplets": 2}},
+)
 _QUICK_KIND_SCOPES = {
     "attribution": _ATTRIBUTION,
     "neural": KindScope({"rethinking_av": ["guardian"]}, maskings=()),
-    "embedding": KindScope(
-        {"aidbench_one_to_two": ["imdb62"]},
-        protocol_params={"aidbench_one_to_two": {"n_triplets": 8}},
-    ),
-    "llm": KindScope(
-        {"aidbench_one_to_two": ["imdb62"]},
-        protocol_params={"aidbench_one_to_two": {"n_triplets": 2}},
-    ),
+    # the LLM cells' triplets: one task, so that one worker imports sentence-transformers and
+    # loads the embedding model for `embedding` and `rag-embedding-llm` (experiments.runner)
+    "embedding": _QUICK_MODEL_SCOPE,
+    "llm": _QUICK_MODEL_SCOPE,
 }
 
 
