@@ -40,10 +40,11 @@ alike and leaves their order to how close each is. Verification (``score_pairs``
 ``score_problems``, ``attribute``) keeps the shifted win rate, which PAN's metrics reward.
 
 Batching: all problems of a call share the same random feature masks and impostor picks, so
-Numba kernels score them together (``_impostor_wins``, ``_impostor_margins``), and problems
-with the same query and candidate list (attribution: one unknown against every candidate, one
-candidate's profile against every unknown) compute their impostor similarities once between
-them; the ``*_reference`` functions are the plain versions the tests compare them with.
+Numba kernels score them together (``_impostor_wins``, ``_impostor_margins``), and the
+problems of one query (attribution: one unknown against every candidate, one candidate's
+profile against every unknown; one-to-two: a query against both candidates) find the query's
+shared features once and compute each impostor similarity once between them; the
+``*_reference`` functions are the plain versions the tests compare them with.
 """
 
 from __future__ import annotations
