@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Suite"]
 
-#: cells come ordered by dataset: one corpus in memory is enough
+#: after the costliest kinds, cells come in the grid's order, by dataset: one corpus in
+#: memory is enough (a worker's task cache below spares most reloads)
 _DATA_CACHE_SIZE = 1
 _DATA: OrderedDict = OrderedDict()
 #: a worker gets one cell at a time, and the next is most often of the same task
