@@ -476,16 +476,52 @@ def heatmaps(summary: pd.DataFrame, plot_dir: Path, notes: list[str] | None = No
     return paths
 
 
+def _draw(
+    families: tuple[str, ...],
+    out_dir: str | Path,
+    summary: pd.DataFrame,
+    keys: set[str] | None,
+    styles: dict[str, dict],
+) -> list[tuple[list[Path], list[str]]]:
+    """The plots of ``families`` (names of :data:`_FAMILIES`), each as (paths, notes)."""
+    _pyplot()  # in a worker process: the Agg backend before anything draws
+    plot_dir = Path(out_dir) / "plots"
+    out = []
+    for family in families:
+        notes: list[str] = []
+        if family == "roc":
+            paths = roc_curves(out_dir, plot_dir, keys, styles=styles)
+        elif family == "heatmaps":
+            paths = heatmaps(summary, plot_dir, notes)
+        elif family == "masking":
+            paths = masking_bars(summary, plot_dir, notes=notes)
+        else:
+            draw = rank_at_k_curves if family == "rank_at_k" else rank_vs_authors
+            paths = draw(summary, plot_dir, styles=styles, notes=notes)
+        out.append((paths, notes))
+    return out
+
+
+#: the plot families in the order their paths and notes are listed
+_FAMILIES = ("roc", "rank_at_k", "rank_vs_authors", "masking", "heatmaps")
+#: two jobs of about equal drawing time for ``n_jobs`` > 1 (a quick run: ROC curves ~1.3 s,
+#: heatmaps ~1.8 s, the rest ~0.5 s)
+_JOBS = (("heatmaps",), ("roc", "rank_at_k", "rank_vs_authors", "masking"))
+
+
 def make_plots(
     out_dir: str | Path,
     table: pd.DataFrame,
     summary: pd.DataFrame,
     keys: set[str] | None = None,
     notes: list[str] | None = None,
+    n_jobs: int = 1,
 ) -> list[Path]:
     """Every plot the run's data allows (cells of ``keys`` only, if given), under
     ``<out>/plots/``; ``summary`` is :func:`experiments.report.summarise` of ``table``.
-    ``notes``, when given, receives one line per plot not drawn and why.
+    ``notes``, when given, receives one line per plot not drawn and why. With ``n_jobs`` > 1
+    the families are drawn in two loky jobs (a run's workers, reused); paths and notes come in
+    the same order either way.
 
     Without matplotlib: no plot, and one line on stderr (and in ``notes``) saying what to
     install."""
@@ -499,12 +535,18 @@ def make_plots(
     if table.empty:
         log.info("plots skipped: no results (every cell failed or none ran)")
         return []
-    plot_dir = Path(out_dir) / "plots"
-    styles = method_styles(table["method"])
-    return [
-        *roc_curves(out_dir, plot_dir, keys, styles=styles),
-        *rank_at_k_curves(summary, plot_dir, styles=styles, notes=notes),
-        *rank_vs_authors(summary, plot_dir, styles=styles, notes=notes),
-        *masking_bars(summary, plot_dir, notes=notes),
-        *heatmaps(summary, plot_dir, notes),
-    ]
+    args = (out_dir, summary, keys, method_styles(table["method"]))
+    if n_jobs == 1:
+        drawn = _draw(_FAMILIES, *args)
+    else:
+        from joblib import Parallel, delayed
+
+        jobs = Parallel(n_jobs=min(n_jobs, len(_JOBS)), backend="loky")(
+            delayed(_draw)(job, *args) for job in _JOBS
+        )
+        by_family = dict(zip((f for job in _JOBS for f in job), (d for j in jobs for d in j)))
+        drawn = [by_family[f] for f in _FAMILIES]
+    for _, family_notes in drawn:
+        if notes is not None:
+            notes.extend(family_notes)
+    return [path for paths, _ in drawn for path in paths]

@@ -37,7 +37,7 @@ from experiments.grid import DatasetSpec, GridSpec, expand, full_grid, quick_gri
 from experiments.methods import MASKINGS
 from experiments.plots import make_plots
 from experiments.report import collect, manifest, summarise, write_report, write_tables
-from experiments.runner import dask_distributed, machine, run
+from experiments.runner import dask_distributed, machine, release_loky_workers, run
 from experiments.suite import Suite
 from stylo._cli import OneLineParser, output_folder_problem
 from stylo.features._validation import effective_n_jobs
@@ -357,9 +357,13 @@ def main(
     paths = write_tables(table, out)
     table_summary = summarise(table)
     plot_notes: list[str] = []
-    plots = (
-        [] if args.no_plots else make_plots(out, table, table_summary, keys=keys, notes=plot_notes)
-    )
+    # the plots are drawn by the grid's loky workers when there are several; then they go
+    plots = []
+    if not args.no_plots:
+        plot_jobs = args.n_jobs if args.backend == "loky" else 1
+        plots = make_plots(out, table, table_summary, keys=keys, notes=plot_notes, n_jobs=plot_jobs)
+    if args.backend == "loky":
+        release_loky_workers()
     info = manifest(
         argv,
         started,

@@ -256,6 +256,18 @@ def _loky_results(payloads: list[tuple], n_jobs: int) -> Iterable:
     return par(delayed(_loky_task)(*p) for p in payloads)
 
 
+def release_loky_workers() -> None:
+    """Let the loky workers exit now, without waiting for them: the caller goes on writing its
+    tables, plots and report while they tear down. Otherwise loky joins them at interpreter
+    exit, and a worker that loaded torch and llama.cpp takes about 2 s to exit (the quick
+    run's last seconds). A later loky run starts new workers."""
+    from joblib.externals.loky import reusable_executor
+
+    executor = getattr(reusable_executor, "_executor", None)
+    if executor is not None:
+        executor.shutdown(wait=False)
+
+
 def dask_distributed():
     """The ``dask.distributed`` module, or RuntimeError saying what to install."""
     try:

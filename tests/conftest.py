@@ -43,6 +43,16 @@ def in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() not in ("", "0", "false")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _private_parse_cache(tmp_path_factory):
+    """Parsed corpora kept in the session's own folder, not the user's ``~/.cache``: the tests
+    write many small data files that no later run reads."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("STYLO_PARSE_CACHE", str(tmp_path_factory.mktemp("parsed")))
+    yield
+    mp.undo()
+
+
 def missing(what: str, *, extra: bool = False):
     """Skip the test saying ``what`` is missing; under CI fail with the same line instead
     (for a missing extra, unless ``STYLO_EXTRAS_OPTIONAL`` is set)."""

@@ -1,10 +1,13 @@
 """Readers of the registered JSON Lines layouts: texts with authors, and verification pairs
 (PAN13/14 problems' known documents recovered from ``known_spans``). Each file is parsed once
-per process."""
+per process, and its parsed table is kept on disk (see :func:`read_cached`)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
+import os
 from functools import lru_cache
 from pathlib import Path
 
@@ -107,11 +110,69 @@ def _read_pairs(path: Path, normalise: bool) -> pd.DataFrame:
     return records_frame(rows, path)
 
 
+log = logging.getLogger("stylo.datasets")
+
+#: where parsed tables are kept, unless ``$STYLO_PARSE_CACHE`` names another folder (empty: none)
+DEFAULT_PARSE_CACHE = Path.home() / ".cache" / "stylo" / "parsed"
+#: part of every cache key: raise it when the parsed tables change, so older ones are not read
+_PARSE_FORMAT = 1
+
+
+def _cache_file(path: str, mtime_ns: int, kind: str, normalise: bool) -> Path | None:
+    """Where the parsed table of ``path`` at this modification time and size is kept, or None
+    when ``$STYLO_PARSE_CACHE`` is set empty. The name starts with a digest of the path alone,
+    so a newer parse of the same file replaces the older one."""
+    env = os.environ.get("STYLO_PARSE_CACHE")
+    folder = DEFAULT_PARSE_CACHE if env is None else Path(env) if env.strip() else None
+    if folder is None:
+        return None
+    size = os.stat(path).st_size
+    version = f"{mtime_ns}|{size}|{kind}|{normalise}|{_PARSE_FORMAT}|{pd.__version__}"
+    digest = hashlib.sha256(path.encode()).hexdigest()[:16]
+    return folder / f"{digest}-{hashlib.sha256(version.encode()).hexdigest()[:16]}.pkl"
+
+
+def _store(frame: pd.DataFrame, file: Path) -> None:
+    """Write ``frame`` to ``file`` atomically (a reader never sees half a file) and drop older
+    parses of the same data file; a folder that cannot be written only costs the next parse."""
+    tmp = file.with_name(f"{file.name}.{os.getpid()}.tmp")
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        frame.to_pickle(tmp, protocol=5)
+        os.replace(tmp, file)
+        for old in file.parent.glob(f"{file.name.split('-')[0]}-*.pkl"):
+            if old != file:
+                old.unlink(missing_ok=True)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        log.info("parse cache not written (%s): %s", file, exc)
+
+
 @lru_cache(maxsize=4)
 def read_cached(path: str, mtime_ns: int, kind: str, normalise: bool) -> pd.DataFrame:
-    """Parse a data file once per process: sub-corpora and repeated loads share the parse.
+    """Parse a data file once per process, and once per change of the file on this machine:
+    sub-corpora and repeated loads share the parse, and the parsed table is kept under
+    ``$STYLO_PARSE_CACHE`` (default ``~/.cache/stylo/parsed``; empty: not kept), which a
+    later process reads in a fraction of the parse's time (every grid worker loads its corpora).
 
-    ``mtime_ns`` is part of the key so that a file changed on disk is read again.
+    ``mtime_ns`` (and the file's size) are part of the key so that a file changed on disk is
+    parsed again. Only a file that parsed without error is kept, so a malformed one fails with
+    its line every time; an unreadable cache entry is parsed afresh and replaced.
     """
+    file = _cache_file(path, mtime_ns, kind, normalise)
+    if file is not None and file.is_file():
+        try:
+            return pd.read_pickle(file)
+        except Exception as exc:  # a truncated or foreign file: parse again, say so
+            log.warning(
+                "parse cache %s unreadable (%s: %s); parsing %s again",
+                file,
+                type(exc).__name__,
+                exc,
+                path,
+            )
     reader = _read_texts if kind == "texts" else _read_pairs
-    return reader(Path(path), normalise)
+    frame = reader(Path(path), normalise)
+    if file is not None:
+        _store(frame, file)
+    return frame

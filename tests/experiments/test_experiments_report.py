@@ -243,6 +243,12 @@ def test_report_and_plots(finished_run):
     report = write_report(finished_run, table, summary, failures, info, plots=plots).read_text()
     assert "## toy_ranking" in report and "## Leaderboard" in report
     assert "dataset missing: not available" in report and "(plots/roc__" in report
+    # drawn by two worker processes: the same files, bytes, order and notes
+    drawn = {p.name: p.read_bytes() for p in plots}
+    notes, parallel_notes = [], []
+    assert make_plots(finished_run, table, summary, notes=notes) == plots
+    assert make_plots(finished_run, table, summary, notes=parallel_notes, n_jobs=2) == plots
+    assert parallel_notes == notes and {p.name: p.read_bytes() for p in plots} == drawn
 
 
 @pytest.mark.extra("viz")

@@ -2,6 +2,7 @@ import gzip
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from stylo.corpus import Corpus, PairSet
@@ -205,6 +206,47 @@ def test_repeated_loads_share_the_parse_but_not_the_table(tiny_root):
     with open(tiny_root / "texts.jsonl", "a", encoding="utf-8") as fh:
         fh.write('{"id": "new", "author": "d", "text": "one more text"}\n')
     assert len(load("enron", verify=False)) == 13
+
+
+def test_parsed_table_is_kept_on_disk_and_read_back(tiny_root, tmp_path, monkeypatch, caplog):
+    from stylo.datasets import _readers
+
+    cache = tmp_path / "parsed"
+    monkeypatch.setenv("STYLO_PARSE_CACHE", str(cache))
+    first = load("enron", verify=False)
+    (kept,) = cache.glob("*.pkl")
+    # a new process (no parse in memory) reads the kept table and never parses
+    _readers.read_cached.cache_clear()
+    with monkeypatch.context() as m:
+        m.setattr(_readers, "_read_texts", lambda *a: pytest.fail("parsed again"))
+        again = load("enron", verify=False)
+    assert again.frame.equals(first.frame) and again.texts == first.texts
+    # a changed file is parsed again and its new parse replaces the old one
+    with open(tiny_root / "texts.jsonl", "a", encoding="utf-8") as fh:
+        fh.write('{"id": "new", "author": "d", "text": "one more text"}\n')
+    assert len(load("enron", verify=False)) == 13
+    (newer,) = cache.glob("*.pkl")
+    assert newer != kept
+    # an unreadable entry is parsed afresh, with a warning naming it, and replaced
+    newer.write_bytes(b"not a pickle")
+    _readers.read_cached.cache_clear()
+    with caplog.at_level("WARNING", logger="stylo.datasets"):
+        assert len(load("enron", verify=False)) == 13
+    assert str(newer) in caplog.text and "parsing" in caplog.text
+    assert len(pd.read_pickle(newer)) == 13
+    # a malformed file is never kept: it fails with its line every time
+    _readers.read_cached.cache_clear()
+    with open(tiny_root / "texts.jsonl", "a", encoding="utf-8") as fh:
+        fh.write("{not json\n")
+    for _ in range(2):
+        with pytest.raises(DataError, match=r"texts.jsonl:14"):
+            load("enron", verify=False)
+    # empty: nothing kept
+    off = tmp_path / "off"
+    monkeypatch.setenv("STYLO_PARSE_CACHE", "")
+    monkeypatch.setattr(_readers, "DEFAULT_PARSE_CACHE", off)
+    (tiny_root / "texts.jsonl").write_text('{"id": "a", "author": "x", "text": "t u"}\n')
+    assert len(load("enron", verify=False)) == 1 and not off.exists()
 
 
 def test_dataset_table_prints_counts_as_integers(capsys):
