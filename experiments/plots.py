@@ -546,7 +546,6 @@ def make_plots(
         )
         by_family = dict(zip((f for job in _JOBS for f in job), (d for j in jobs for d in j)))
         drawn = [by_family[f] for f in _FAMILIES]
-    for _, family_notes in drawn:
-        if notes is not None:
-            notes.extend(family_notes)
+    if notes is not None:
+        notes.extend(note for _, family_notes in drawn for note in family_notes)
     return [path for paths, _ in drawn for path in paths]
