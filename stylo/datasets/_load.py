@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-import logging
-
 from stylo.corpus import Corpus, PairSet
 from stylo.datasets._filters import apply_filters
 from stylo.datasets._jsonl import DataError
-from stylo.datasets._readers import read_cached
+from stylo.datasets._readers import log, read_cached
 from stylo.datasets._registry import check_sha256, locate, registry, split_name
-
-# the package's name, as users configure it: the module is an implementation detail
-log = logging.getLogger("stylo.datasets")
 
 
 def load(
@@ -53,8 +48,9 @@ def load(
         check_sha256(path, entry["sha256"])
     if entry["kind"] == "pairs" and (min_per_author is not None or per_author is not None):
         raise ValueError("min_per_author/per_author apply to corpora, not pair sets")
+    stat = path.stat()
     frame = read_cached(
-        str(path.resolve()), path.stat().st_mtime_ns, entry["kind"], normalize_newlines
+        str(path.resolve()), stat.st_mtime_ns, stat.st_size, entry["kind"], normalize_newlines
     ).copy()
     obj: Corpus | PairSet = (Corpus if entry["kind"] == "texts" else PairSet)(frame, name=name)
     if sub is not None:

@@ -110,6 +110,7 @@ def _read_pairs(path: Path, normalise: bool) -> pd.DataFrame:
     return records_frame(rows, path)
 
 
+# the package's name, as users configure it: the module is an implementation detail
 log = logging.getLogger("stylo.datasets")
 
 #: where parsed tables are kept, unless ``$STYLO_PARSE_CACHE`` names another folder (empty: none)
@@ -118,7 +119,7 @@ DEFAULT_PARSE_CACHE = Path.home() / ".cache" / "stylo" / "parsed"
 _PARSE_FORMAT = 1
 
 
-def _cache_file(path: str, mtime_ns: int, kind: str, normalise: bool) -> Path | None:
+def _cache_file(path: str, mtime_ns: int, size: int, kind: str, normalise: bool) -> Path | None:
     """Where the parsed table of ``path`` at this modification time and size is kept, or None
     when ``$STYLO_PARSE_CACHE`` is set empty. The name starts with a digest of the path alone,
     so a newer parse of the same file replaces the older one."""
@@ -126,7 +127,6 @@ def _cache_file(path: str, mtime_ns: int, kind: str, normalise: bool) -> Path | 
     folder = DEFAULT_PARSE_CACHE if env is None else Path(env) if env.strip() else None
     if folder is None:
         return None
-    size = os.stat(path).st_size
     version = f"{mtime_ns}|{size}|{kind}|{normalise}|{_PARSE_FORMAT}|{pd.__version__}"
     digest = hashlib.sha256(path.encode()).hexdigest()[:16]
     return folder / f"{digest}-{hashlib.sha256(version.encode()).hexdigest()[:16]}.pkl"
@@ -149,17 +149,18 @@ def _store(frame: pd.DataFrame, file: Path) -> None:
 
 
 @lru_cache(maxsize=4)
-def read_cached(path: str, mtime_ns: int, kind: str, normalise: bool) -> pd.DataFrame:
+def read_cached(path: str, mtime_ns: int, size: int, kind: str, normalise: bool) -> pd.DataFrame:
     """Parse a data file once per process, and once per change of the file on this machine:
     sub-corpora and repeated loads share the parse, and the parsed table is kept under
     ``$STYLO_PARSE_CACHE`` (default ``~/.cache/stylo/parsed``; empty: not kept), which a
     later process reads in a fraction of the parse's time (every grid worker loads its corpora).
 
-    ``mtime_ns`` (and the file's size) are part of the key so that a file changed on disk is
-    parsed again. Only a file that parsed without error is kept, so a malformed one fails with
-    its line every time; an unreadable cache entry is parsed afresh and replaced.
+    ``mtime_ns`` and ``size`` (the file's, from one ``stat``) are part of the key so that a file
+    changed on disk is parsed again. Only a file that parsed without error is kept, so a
+    malformed one fails with its line every time; an unreadable cache entry is parsed afresh
+    and replaced.
     """
-    file = _cache_file(path, mtime_ns, kind, normalise)
+    file = _cache_file(path, mtime_ns, size, kind, normalise)
     if file is not None and file.is_file():
         try:
             return pd.read_pickle(file)
