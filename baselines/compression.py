@@ -41,7 +41,7 @@ from baselines._ppm import ppm_cross_entropies
 from stylo.text_input import has_text
 from stylo.verifier import NO_ANSWER, Verifier, training_pairs
 
-__all__ = ["CompressionVerifier", "MEASURES", "clear_memo", "compression_measures"]
+__all__ = ["CompressionVerifier", "MEASURES", "clear_memo", "compression_measures", "memo_family"]
 
 MEASURES = ("ppm", "ncd", "cdm", "xent")
 
@@ -98,6 +98,11 @@ def _unbatch(parts: list[np.ndarray], n: int, k: int) -> np.ndarray:
 #: (``cdm``, ``cdm-cal``, ``ncd`` and ``ncd-cal`` score the same pairs with the same sizes)
 _MEMO: dict[tuple, dict[tuple[str, str], np.ndarray]] = {}
 _MEMO_PAIRS = 200_000
+
+
+def memo_family(measure: str) -> str:
+    """The memo a measure's pairs are kept in: NCD and CDM come from the same four sizes."""
+    return "zstd" if measure in ("ncd", "cdm") else measure
 
 
 def clear_memo() -> None:
@@ -169,8 +174,7 @@ def compression_measures(
     pairs = list(zip(texts_a, texts_b))
     if not pairs:
         return np.empty((0, 2), dtype=np.float64)
-    # NCD and CDM come from the same four sizes, so they share one memo
-    family = "zstd" if measure in ("ncd", "cdm") else measure
+    family = memo_family(measure)
     memo = _MEMO.setdefault((family, int(level) if family != "ppm" else int(ppm_order)), {})
     todo = [p for p in dict.fromkeys(pairs) if p not in memo]
     if len(memo) + len(todo) > _MEMO_PAIRS:

@@ -88,7 +88,10 @@ class MethodSpec:
     ``factory(seed, options)`` returns an unfitted Verifier (``seed`` None: its default
     ``random_state``); the protocol clones and fits it. ``kind`` is one of :data:`KINDS`;
     ``extras`` names the :data:`EXTRAS` it needs; a ``needs_server`` method runs only when the
-    options name a hosted server (``--llm-base-url`` and ``--llm-model``).
+    options name a hosted server (``--llm-base-url`` and ``--llm-model``). Methods with the
+    same ``shares`` measure pairs through one in-process memo (``baselines.compression``'s
+    compressed sizes and cross-entropies): a grid runs their cells of one task in one worker,
+    where whichever runs second finds the pairs measured.
     """
 
     factory: Callable[[int | None, MethodOptions], Verifier]
@@ -96,6 +99,7 @@ class MethodSpec:
     kind: str = "classical"
     extras: tuple[str, ...] = ()
     needs_server: bool = False
+    shares: str | None = None
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -155,16 +159,18 @@ def register(
     *,
     kind: str = "classical",
     extras: tuple[str, ...] = (),
+    shares: str | None = None,
     **params,
 ) -> None:
     """Register ``name``: class ``target`` (``"module:Class"``) built with ``params`` (a part
     that is itself an estimator is given as a :class:`Construct`); ``kind`` is one of
-    :data:`KINDS`; ``extras`` names the :data:`EXTRAS` it needs. A language-model method
-    asks the run's hosted server when the options name one."""
+    :data:`KINDS`; ``extras`` names the :data:`EXTRAS` it needs; ``shares`` as
+    :class:`MethodSpec`. A language-model method asks the run's hosted server when the
+    options name one."""
     if name in METHODS:
         raise ValueError(f"method {name!r} is already registered")
     factory = Construct(target, dict(params), on_server=kind == "llm")
-    METHODS[name] = MethodSpec(factory, description, kind, tuple(extras))
+    METHODS[name] = MethodSpec(factory, description, kind, tuple(extras), shares=shares)
 
 
 def methods() -> list[str]:
@@ -250,24 +256,28 @@ register(
     "baselines.compression:CompressionVerifier",
     "PAN compressor baseline: order-5 PPM cross-entropy, logistic on [mean, |diff|]",
     measure="ppm",
+    shares="ppm",
 )
 register(
     "ncd",
     "baselines.compression:CompressionVerifier",
     "zstd normalised compression distance, logistic on [mean, |diff|]",
     measure="ncd",
+    shares="zstd",
 )
 register(
     "cdm",
     "baselines.compression:CompressionVerifier",
     "zstd compression-based dissimilarity, logistic on [mean, |diff|]",
     measure="cdm",
+    shares="zstd",
 )
 register(
     "zstd-xent",
     "baselines.compression:CompressionVerifier",
     "zstd dictionary cross-entropy, both directions, logistic on [mean, |diff|]",
     measure="xent",
+    shares="xent",
 )
 register(
     "impostors",
@@ -312,6 +322,7 @@ for _name, _measure in (("ppm", "ppm"), ("ncd", "ncd"), ("cdm", "cdm"), ("zstd-x
         f"{_name}-cal",
         "baselines.calibration:Calibrated",
         f"{_name} + Platt scaling and a grey zone fitted for PAN overall (pan21)",
+        shares=METHODS[_name].shares,
         verifier=Construct("baselines.compression:CompressionVerifier", {"measure": _measure}),
     )
 
@@ -438,6 +449,7 @@ register(
     "baselines.ensemble:StackedVerifier",
     "stacked cosine-norm, logreg-pair (400 pairs, 5,000 n-grams), delta and cdm: "
     "out-of-fold scores (three folds by author), logistic meta-model, grey zone (pan21)",
+    shares="zstd",  # its cdm base scores the task's pairs as cdm does
     bases=(
         Construct(
             "baselines.normalization:BackgroundNormalized",

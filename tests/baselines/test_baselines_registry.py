@@ -71,6 +71,33 @@ def test_parts_are_built_for_every_instance_and_seeds_reach_the_outer_estimator(
     assert registry.make("impostors").random_state == registry.make("impostors", 0).random_state
 
 
+def _compression_measures(value) -> set[str]:
+    """The measures of every CompressionVerifier in a built method, its parts included."""
+    from baselines.compression import CompressionVerifier
+
+    if isinstance(value, CompressionVerifier):
+        return {value.measure}
+    if isinstance(value, (tuple, list)):
+        return set().union(*map(_compression_measures, value))
+    if hasattr(value, "get_params"):
+        return set().union(*map(_compression_measures, value.get_params(deep=False).values()))
+    return set()
+
+
+def test_methods_measuring_through_the_compression_memo_say_which_memo_they_share():
+    from baselines.compression import memo_family
+
+    shared = {}
+    for name, spec in registry.METHODS.items():
+        if spec.needs_server:
+            continue
+        families = {memo_family(m) for m in _compression_measures(registry.make(name))}
+        assert len(families) <= 1 and spec.shares == next(iter(families), None), name
+        shared.setdefault(spec.shares, set()).add(name)
+    assert {"cdm", "cdm-cal", "ncd", "ncd-cal", "ensemble"} <= shared["zstd"]
+    assert shared["ppm"] == {"ppm", "ppm-cal"}
+
+
 def test_prompt_family_is_read_without_building_the_method():
     assert registry.prompt_family("llm-prompt") == "general"
     assert registry.prompt_family("rag-embedding-llm") == "topic_ignored"

@@ -251,7 +251,7 @@ class _CostlyVerification(ToyVerification):
     relative_cost = 25.0
 
 
-def test_the_schedule_starts_the_costliest_cells_first_and_keeps_a_tasks_model_cells_together():
+def test_the_schedule_starts_the_costliest_cells_first_and_keeps_a_tasks_shared_cells_together():
     protocols = {"toy_verification": ToyVerification(), "costly": _CostlyVerification()}
     suite = Suite(protocols, toy_loader)
 
@@ -267,6 +267,11 @@ def test_the_schedule_starts_the_costliest_cells_first_and_keeps_a_tasks_model_c
         cell("embedding", seed=1),
         cell("embedding"),
         cell("delta"),
+        cell("cdm-cal"),
+        cell("ppm"),
+        cell("ensemble"),
+        cell("cdm"),
+        cell("cdm", seed=1),
     ]
     order = [[(c.method, c.protocol, c.seed) for c in group] for group in schedule(cells, suite)]
     assert order == [
@@ -280,9 +285,17 @@ def test_the_schedule_starts_the_costliest_cells_first_and_keeps_a_tasks_model_c
         [("bert-pair", "toy_verification", 0)],
         [("embedding", "toy_verification", 1)],  # another task: its own
         [("naive", "costly", 0)],
+        # methods measuring pairs through one compression memo, in one worker task
+        [
+            ("cdm-cal", "toy_verification", 0),
+            ("ensemble", "toy_verification", 0),
+            ("cdm", "toy_verification", 0),
+        ],
         # equal costs keep the grid's order
         [("naive", "toy_verification", 0)],
         [("delta", "toy_verification", 0)],
+        [("ppm", "toy_verification", 0)],  # another memo
+        [("cdm", "toy_verification", 1)],
     ]
     assert sorted(c.key for g in schedule(cells, suite) for c in g) == sorted(c.key for c in cells)
 
