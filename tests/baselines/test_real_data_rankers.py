@@ -67,9 +67,11 @@ CALLS = {
 # any change of model, prompt, truncation or feature moves them by orders of magnitude more.
 # llama.cpp is built for the CPU it is installed on, and its quantised kernels differ by SIMD
 # width: the same model, prompts and tokens gave likelihood scores up to 0.0051 apart on an
-# AVX2 machine and the AVX-512 one they were measured on (same accuracy, same calls and tokens,
-# which pin the prompt and the tokeniser), so 0.01 there.
-TOL = {"embedding": 1e-6, "llm-likelihood": 0.01}
+# AVX2 machine and the AVX-512 one they were measured on, and up to 0.0115 on another AVX-512
+# machine that built llama-cpp-python afresh (same accuracy, same calls and tokens, which pin
+# the prompt and the tokeniser, and the same candidate ahead in every triplet), so 0.025 there:
+# still well under the 0.01-0.05 leads that decide the triplets, which the accuracy pins.
+TOL = {"embedding": 1e-6, "llm-likelihood": 0.025}
 # llm-likelihood as registered reads 64 tokens a text and fits its logistic on 50 training
 # pairs: about 150 forward passes, a minute or two on a shared 2-core machine. Here 32 tokens
 # and 4 pairs (20 calls, ~15 s) exercise the same path; the registered settings are checked
