@@ -8,11 +8,11 @@
 - With vs without masking: bars (± std) of the headline metric where some cells ran with a
   masking.
 - Heatmap per protocol: its headline metric (the first of
-  :data:`experiments.report.HEADLINE_METRICS`), methods x (dataset, setting).
+  :data:`experiments.tables.HEADLINE_METRICS`), methods x (dataset, setting).
 
 A method keeps one colour, line style and marker in every plot of a run
 (:func:`method_styles`), legends sit beside the axes, not over the data, titles give the items
-per run and the seeds (flagged below :data:`experiments.report.SMALL_SAMPLE`), and a figure in
+per run and the seeds (flagged below :data:`experiments.tables.SMALL_SAMPLE`), and a figure in
 which every plotted value is the same (e.g. Rank@k 100% for every method) is not drawn:
 ``notes`` says so. Without matplotlib nothing is drawn and one line says what to install.
 """
@@ -29,12 +29,7 @@ import numpy as np
 import pandas as pd
 
 from experiments.cells import CellStore
-from experiments.report import (
-    HEADLINE_METRICS,
-    PERCENT_PROTOCOLS,
-    SMALL_SAMPLE,
-    _natural,
-)
+from experiments.tables import HEADLINE_METRICS, PERCENT_PROTOCOLS, SMALL_SAMPLE, setting_order
 
 __all__ = [
     "heatmaps",
@@ -429,7 +424,7 @@ def heatmaps(summary: pd.DataFrame, plot_dir: Path, notes: list[str] | None = No
             continue
         columns = sorted(
             {(d, s) for d, s in zip(p["dataset"], p["setting"], strict=True)},
-            key=lambda c: (c[0], _natural(c[1])),
+            key=lambda c: (c[0], setting_order(c[1])),
         )
         methods = sorted(p["method"].unique())
         scale = 100.0 if proto in PERCENT_PROTOCOLS else 1.0

@@ -3,16 +3,16 @@
 The table is long: one row per (cell, group, metric) with columns ``dataset, protocol, setting,
 method, seed, group, metric, value, n, runtime, key`` (``setting`` is the setting's canonical
 JSON). ``REPORT.md`` has one table per protocol shaped like the papers' (mean ± std over
-groups and seeds; AIDBench protocols in percent), a leaderboard beside the published numbers kept
-in ``stylo/resources/published/*.csv``, and the list of failed cells with their errors. Every
-row of the tables and the leaderboard says how many items one run scored (``n``) and how many
-seeds ran; rows with fewer than :data:`SMALL_SAMPLE` items are flagged "small sample".
+groups and seeds; AIDBench protocols in percent), the leaderboard beside the published numbers
+(:mod:`experiments.leaderboard`), and the list of failed cells with their errors. Every row of
+the tables and the leaderboard says how many items one run scored (``n``) and how many seeds
+ran; rows with fewer than :data:`~experiments.tables.SMALL_SAMPLE` items are flagged "small
+sample".
 """
 
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 from importlib import metadata
@@ -21,23 +21,28 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-import stylo
 from experiments.cells import CellStore
 from experiments.cost import cell_costs, cost_by_kind, neural_costs
+from experiments.leaderboard import leaderboard, leaderboard_markdown, load_published
 from experiments.methods import method_label
 from experiments.operating_points import operating_points
+from experiments.tables import (
+    HEADLINE_METRICS,
+    PERCENT_PROTOCOLS,
+    SMALL_SAMPLE,
+    is_small,
+    markdown_table,
+    setting_label,
+    setting_order,
+)
 from stylo.metrics.aggregate import mean_std
 
 __all__ = [
-    "HEADLINE_METRICS",
-    "PUBLISHED_DIR",
-    "SMALL_SAMPLE",
+    "ENTITY_MASS_FILE",
     "collect",
-    "leaderboard",
-    "load_published",
     "manifest",
     "position_bias",
-    "published_items",
+    "protocol_tables",
     "replicates",
     "summarise",
     "write_report",
@@ -45,8 +50,6 @@ __all__ = [
 ]
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-# package data of stylo, so a non-editable install finds it too
-PUBLISHED_DIR = Path(stylo.__file__).resolve().parent / "resources" / "published"
 
 _SUMMARY_KEYS = ["dataset", "protocol", "setting", "method", "metric"]
 TABLE_COLUMNS = [
@@ -63,36 +66,6 @@ TABLE_COLUMNS = [
     "key",
 ]
 
-#: the columns each protocol's table shows, in the papers' order; others show every metric
-HEADLINE_METRICS = {
-    "aidbench_one_to_one": ["accuracy", "precision", "recall", "auc", "overall"],
-    "aidbench_one_to_two": ["accuracy"],
-    "aidbench_one_to_many": [
-        "rank@1",
-        "rank@3",
-        "rank@5",
-        "precision@1",
-        "precision@3",
-        "precision@5",
-        "mrr",
-    ],
-    "pan_verification": ["auc", "c@1", "F1", "f_05_u", "brier", "overall", "auc*c@1"],
-    "rethinking_av": ["auc", "c@1", "F1", "overall"],
-    "cdaa_attribution": [
-        "macro_f1",
-        "accuracy",
-        "macro_f1_no_reject",
-        "accuracy_no_reject",
-        "unknown_share",
-    ],
-    "closed_attribution": ["accuracy", "macro_f1"],
-}
-#: protocols whose papers report percentages
-PERCENT_PROTOCOLS = {"aidbench_one_to_one", "aidbench_one_to_two", "aidbench_one_to_many"}
-#: a run that scored fewer items is flagged "small sample": below 100, the 95% interval of a
-#: proportion near 50% (1.96 * sqrt(0.25 / n)) is wider than ±10 points, more than most gaps
-#: between the methods and the published figures
-SMALL_SAMPLE = 100
 #: the entity-attribution report of ``experiments.explanations``, included when present
 ENTITY_MASS_FILE = "ENTITY_MASS.md"
 
@@ -254,61 +227,6 @@ def _not_run(summary: dict) -> str:
     return f", {n} not run (the run was stopped early; rerun it to resume)" if n else ""
 
 
-def _small(n) -> bool:
-    return not pd.isna(n) and n < SMALL_SAMPLE
-
-
-_ITEMS = re.compile(r"(\d+) (?:text pairs|examples)\b")
-_SEEDS = re.compile(r"over (\d+) random seeds")
-_GROUPS = re.compile(r"(\d+) random author groups, each evaluated (\d+) times")
-
-
-def published_items(note: str) -> int | None:
-    """Items a published row was measured on, over all its runs, as its note states them
-    (AIDBench: "200 text pairs per run", "over 3 random seeds": 600; "10 random author
-    groups, each evaluated 3 times": 30 queries); None when the note does not say."""
-    note = note if isinstance(note, str) else ""
-    groups = _GROUPS.search(note)
-    if groups:
-        return int(groups[1]) * int(groups[2])
-    items = _ITEMS.search(note)
-    if not items:
-        return None
-    seeds = _SEEDS.search(note)
-    return int(items[1]) * (int(seeds[1]) if seeds else 1)
-
-
-def _size_note(n, seeds, published: int | None) -> str:
-    """The leaderboard note on a stylo row's sample: small, or smaller than the published."""
-    notes = [f"small sample (n < {SMALL_SAMPLE})"] if _small(n) else []
-    if published is not None and not pd.isna(n) and not pd.isna(seeds):
-        if n * seeds < published:
-            notes.append(f"fewer items than the published rows ({n * seeds} vs {published})")
-    return "; ".join(notes)
-
-
-def _setting_label(setting: str) -> str:
-    s = json.loads(setting)
-    return ", ".join(f"{k}={v}" for k, v in s.items()) or "-"
-
-
-def _natural(setting: str) -> tuple:
-    """Sort key of a setting: numbers by value (2 < 5 < 10), other values as text."""
-    return tuple(
-        (k, (0, v, "") if isinstance(v, (int, float)) else (1, 0, str(v)))
-        for k, v in sorted(json.loads(setting).items())
-    )
-
-
-def _markdown(frame: pd.DataFrame) -> str:
-    """A markdown table; missing values print empty, counts (``Int64`` columns) as integers."""
-    cols = list(frame.columns)
-    lines = ["| " + " | ".join(map(str, cols)) + " |", "|" + "---|" * len(cols)]
-    for row in frame.itertuples(index=False):
-        lines.append("| " + " | ".join("" if pd.isna(v) else str(v) for v in row) + " |")
-    return "\n".join(lines)
-
-
 def protocol_tables(table: pd.DataFrame) -> dict[str, str]:
     """Markdown table per protocol: rows dataset x setting x method with the items per run
     (``n``, the fewest over the shown metrics) and seeds, columns its headline metrics as
@@ -338,18 +256,18 @@ def protocol_tables(table: pd.DataFrame) -> dict[str, str]:
                 range(len(wide)),
                 key=lambda i: (
                     wide["dataset"].iloc[i],
-                    _natural(wide["setting"].iloc[i]),
+                    setting_order(wide["setting"].iloc[i]),
                     wide["method"].iloc[i],
                 ),
             )
         ]
-        wide["setting"] = wide["setting"].map(_setting_label)
+        wide["setting"] = wide["setting"].map(setting_label)
         columns = [*index, "n", "seeds", *metrics]
-        small = wide["n"].map(_small)
+        small = wide["n"].map(is_small)
         if small.any():
             wide["sample"] = np.where(small, "small sample", "")
             columns.append("sample")
-        out[proto] = _markdown(wide[columns])
+        out[proto] = markdown_table(wide[columns])
     return out
 
 
@@ -370,7 +288,7 @@ def position_bias(summary: pd.DataFrame) -> pd.DataFrame:
             {
                 "dataset": r.dataset,
                 "protocol": r.protocol,
-                "setting": _setting_label(r.setting),
+                "setting": setting_label(r.setting),
                 "method": r.method,
                 "first candidate %": round(100 * r.mean, 1),
                 "ties %": "" if pd.isna(tie) else round(100 * tie, 1),
@@ -379,187 +297,6 @@ def position_bias(summary: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(out).astype({"n": "Int64", "seeds": "Int64"})
-
-
-def load_published(folder: str | Path = PUBLISHED_DIR) -> pd.DataFrame:
-    """Every published figure in ``folder/*.csv`` (source, table, dataset, protocol, setting,
-    method, metric, value, std, unit, verified, note), in stylo's names (see
-    :func:`_stylo_names`); a figure that two files give is kept from the first file, by name
-    (``aidbench.csv``, curated, before ``aidbench_tables.csv``, the papers' tables as
-    printed)."""
-    frames = [
-        _stylo_names(pd.read_csv(p, keep_default_na=False, dtype=str))
-        for p in sorted(Path(folder).glob("*.csv"))
-    ]
-    if not frames:
-        return pd.DataFrame()
-    out = pd.concat(frames, ignore_index=True)
-    out = out[out["protocol"] != ""]
-    key = out[["table", "dataset", "protocol", "setting", "metric"]].assign(
-        method=out["method"].str.lower()
-    )
-    out = out[~key.duplicated()].reset_index(drop=True)
-    out["value"] = pd.to_numeric(out["value"].str.replace(",", ""), errors="coerce")
-    out["std"] = pd.to_numeric(out["std"], errors="coerce")
-    return out[out["value"].notna()].reset_index(drop=True)
-
-
-#: the papers' corpus names -> (stylo's dataset, setting items that select the same texts):
-#: our mlpapers stands in for AIDBench's arXiv cs.LG papers, all authors or first authors
-_PUBLISHED_DATASETS = {
-    "research_papers": ("mlpapers", {"first_author": False}),
-    "research_papers_first_author": ("mlpapers", {"first_author": True}),
-}
-
-
-def _stylo_names(frame: pd.DataFrame) -> pd.DataFrame:
-    """Published rows in stylo's dataset, protocol and setting names, so they meet our cells.
-
-    AIDBench's one-to-one mixes ``{"pos": 150, "neg": 50}`` are our ``{"mix": "150/50"}``,
-    its RAG table's ``{"candidates": 50, "filter_to": 10}`` our one-to-many
-    ``{"pool_size": 50, "keep": 10}``, one-to-two's ``{"candidates": 2}`` our only setting; the
-    prompt family of an LLM row goes into its method name ("GPT-4-turbo (topic-ignored
-    prompt)"). Prompt ablations (Tables 18-23) have no protocol here: their ``protocol`` is
-    emptied and the rows dropped. Rows without a ``verified`` column are quoted."""
-    frame = frame.copy()
-    for column, default in (("std", ""), ("verified", "quoted"), ("note", "")):
-        if column not in frame.columns:
-            frame[column] = default
-    rows = []
-    for r in frame.to_dict("records"):
-        setting = json.loads(r["setting"] or "{}")
-        dataset, extra = _PUBLISHED_DATASETS.get(r["dataset"], (r["dataset"], {}))
-        setting.update(extra)
-        protocol = r["protocol"]
-        if "pos" in setting and "neg" in setting:
-            setting["mix"] = f"{setting.pop('pos')}/{setting.pop('neg')}"
-        if protocol == "aidbench_rag":
-            protocol = "aidbench_one_to_many"
-            setting["pool_size"], setting["keep"] = (
-                setting.pop("candidates"),
-                setting.pop("filter_to"),
-            )
-        if protocol == "aidbench_one_to_two":
-            setting.pop("candidates", None)
-        if protocol == "aidbench_ablation":
-            protocol = ""
-        method = r["method"]
-        if "prompt" in setting:
-            method = f"{method} ({setting.pop('prompt')} prompt)"
-        rows.append(
-            {
-                **r,
-                "dataset": dataset,
-                "protocol": protocol,
-                "method": method,
-                "setting": json.dumps(setting, sort_keys=True),
-            }
-        )
-    return pd.DataFrame(rows, columns=[*frame.columns]) if rows else frame
-
-
-def _matches(published_setting: str, ours: str) -> bool:
-    want, have = json.loads(published_setting or "{}"), json.loads(ours)
-    return all(have.get(k) == v for k, v in want.items())
-
-
-def leaderboard(summary: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
-    """Published figures beside stylo's methods on the same dataset, protocol, setting, metric.
-
-    One block per published (dataset, protocol, setting, metric) that this run has results
-    for; stylo's values are shown in the published unit (percent or fraction), best first, with
-    their items per run (``n``) and ``seeds``, and "small sample" in ``note`` below
-    :data:`SMALL_SAMPLE` items and "fewer items than the published rows" when ``n`` x
-    ``seeds`` is below what a published row's note says it was measured on
-    (:func:`published_items`).
-    """
-    rows = []
-    if published.empty:
-        return pd.DataFrame()
-    keys = ["dataset", "protocol", "setting", "metric"]
-    for (ds, proto, setting, metric), pub in published.groupby(keys, sort=False):
-        percent = (pub["unit"] == "percent").all()
-        scale = 100.0 if percent else 1.0
-        block = [
-            {
-                "system": r.method,
-                "value": r.value,
-                "std": r.std,
-                "n": pd.NA,
-                "seeds": pd.NA,
-                "source": f"{r.source} {r.table}".strip(),
-                "note": f"{r.verified}: {r.note}" if r.note else r.verified,
-            }
-            for r in pub.itertuples()
-        ]
-        ours = summary[
-            (summary["dataset"] == ds)
-            & (summary["protocol"] == proto)
-            & (summary["metric"] == metric)
-        ]
-        ours = ours[[_matches(setting, s) for s in ours["setting"]]]
-        if ours.empty:
-            continue
-        sizes = [k for k in map(published_items, pub["note"]) if k is not None]
-        published_n = max(sizes) if sizes else None
-        for r in ours.itertuples():
-            label = (
-                ""
-                if json.loads(r.setting) == json.loads(setting or "{}")
-                else f" [{_setting_label(r.setting)}]"
-            )
-            block.append(
-                {
-                    "system": f"stylo: {r.method}{label}",
-                    "value": scale * r.mean,
-                    "std": scale * r.std,
-                    "n": r.n,
-                    "seeds": r.seeds,
-                    "source": "this run",
-                    "note": _size_note(r.n, r.seeds, published_n),
-                }
-            )
-        # best first; PAN's "brier" is the complement 1 - Brier, higher is better too
-        block.sort(key=lambda b: -b["value"])
-        for b in block:
-            rows.append(
-                {
-                    "dataset": ds,
-                    "protocol": proto,
-                    "setting": _setting_label(setting or "{}"),
-                    "metric": metric,
-                    "unit": "percent" if percent else "fraction",
-                    **b,
-                }
-            )
-    return pd.DataFrame(rows).astype({"n": "Int64", "seeds": "Int64"}) if rows else pd.DataFrame()
-
-
-def _leaderboard_markdown(board: pd.DataFrame) -> str:
-    if board.empty:
-        return "_No result of this run has a published counterpart._"
-    digits = np.where(board["unit"] == "percent", 1, 3)
-    shown = board.assign(
-        value=[f"{v:.{d}f}" for v, d in zip(board["value"], digits, strict=True)],
-        std=["" if pd.isna(s) else f"{s:.{d}f}" for s, d in zip(board["std"], digits, strict=True)],
-    )
-    return _markdown(
-        shown[
-            [
-                "dataset",
-                "protocol",
-                "setting",
-                "metric",
-                "system",
-                "value",
-                "std",
-                "n",
-                "seeds",
-                "source",
-                "note",
-            ]
-        ]
-    )
 
 
 def _cost_section(out: Path, table: pd.DataFrame) -> list[str]:
@@ -577,13 +314,13 @@ def _cost_section(out: Path, table: pd.DataFrame) -> list[str]:
         "from fit to the last metric; `fit`: the part spent training; a run with `--n-jobs "
         "2` takes about half the summed time on an idle machine).",
         "",
-        _markdown(cost_by_kind(costs)),
+        markdown_table(cost_by_kind(costs)),
         "",
     ]
     neural = neural_costs(costs)
     if not neural.empty:
-        neural = neural.assign(setting=neural["setting"].map(_setting_label))
-        lines += ["Training time of each neural cell:", "", _markdown(neural), ""]
+        neural = neural.assign(setting=neural["setting"].map(setting_label))
+        lines += ["Training time of each neural cell:", "", markdown_table(neural), ""]
     return lines
 
 
@@ -632,7 +369,7 @@ def write_report(
         "`verified`: closed form = recomputed exactly, measured = run on this platform, "
         "quoted = copied from the cited paper as given in the project's issues).",
         "",
-        _leaderboard_markdown(leaderboard(summary, published)),
+        leaderboard_markdown(leaderboard(summary, published)),
         "",
     ]
     for proto, md in protocol_tables(table).items():
@@ -647,7 +384,7 @@ def write_report(
             "our own threshold (score > 0.5, fitted on training pairs); percent, means "
             "over seeds.",
             "",
-            _markdown(points),
+            markdown_table(points),
             "",
         ]
     bias = position_bias(summary)
@@ -663,7 +400,7 @@ def write_report(
             "(abstentions; for a both-orders method, the two orders disagreeing), so its "
             "agreement rate is 100 % minus ties.",
             "",
-            _markdown(bias),
+            markdown_table(bias),
             "",
         ]
     lines += _cost_section(out, table)
@@ -677,7 +414,7 @@ def write_report(
         lines += ["## Failed cells", ""]
         for f in failures.itertuples():
             lines += [
-                f"- `{f.key}` {f.dataset} / {f.protocol} / {_setting_label(f.setting)} / "
+                f"- `{f.key}` {f.dataset} / {f.protocol} / {setting_label(f.setting)} / "
                 f"{f.method} / seed {f.seed}: {f.error}"
             ]
         lines.append("")

@@ -20,7 +20,7 @@ DATA = ROOT.parent / "shared" / "data"
 _CHECK = """
 import json, sys
 import stylo, stylo.datasets as ds
-from experiments.report import load_published
+from experiments.leaderboard import load_published
 corpus = ds.load("federalist")
 print(json.dumps({"stylo": stylo.__file__, "texts": len(corpus),
                   "registered": sorted(ds.registry()), "published": len(load_published())}))

@@ -9,16 +9,9 @@ import pytest
 from experiments_standins import ToyRanking, ToyVerification, UpperCased, toy_grid, toy_loader
 
 from experiments.grid import expand
+from experiments.leaderboard import leaderboard, load_published, published_items
 from experiments.plots import make_plots, masking_bars
-from experiments.report import (
-    collect,
-    leaderboard,
-    load_published,
-    protocol_tables,
-    published_items,
-    summarise,
-    write_report,
-)
+from experiments.report import collect, protocol_tables, summarise, write_report
 from experiments.runner import run
 from experiments.suite import Suite
 
