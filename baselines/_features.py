@@ -6,12 +6,21 @@ Counts come from ``stylo.features`` (exact, Numba-fast equivalents of scikit-lea
 
 from __future__ import annotations
 
+from collections import deque
+
 import numpy as np
 import scipy.sparse as sp
 
 from stylo.features import CharNgrams, WordNgrams
 
-__all__ = ["char_tfidf", "distinct_rows", "make_counter", "pair_rows", "relative_frequencies"]
+__all__ = [
+    "RecentRows",
+    "char_tfidf",
+    "distinct_rows",
+    "make_counter",
+    "pair_rows",
+    "relative_frequencies",
+]
 
 _UNITS = ("char", "word")
 
@@ -97,3 +106,52 @@ def pair_rows(transform, texts_a: list[str], texts_b: list[str]):
     each distinct text transformed once (:func:`distinct_rows`)."""
     x, rows_a, rows_b = distinct_rows(transform, texts_a, texts_b)
     return x[rows_a], x[rows_b]
+
+
+class RecentRows:
+    """``transform`` with the rows of the latest ``keep`` calls' texts reused.
+
+    ``rows(texts)`` equals ``transform(texts)`` for a transform whose row of a text does not
+    depend on the other texts of the call (a fitted TF-IDF: counts, idf and the row's own
+    norm); only texts none of the latest calls transformed are transformed. A background-
+    normalised verifier (:mod:`baselines.normalization`) scores its pairs and then each side
+    against its pool, so every text reached the transform twice and the pool twice a call;
+    two kept calls (the pairs' texts, the pool) serve that pattern. Memory: the matrices of
+    ``keep`` calls, as the callers held them; not pickled.
+    """
+
+    def __init__(self, transform, keep: int = 2):
+        self.transform = transform
+        self.keep = keep
+        self._calls: deque = deque(maxlen=keep)  # (text -> row, matrix) of each call
+
+    def __getstate__(self):
+        return {"transform": self.transform, "keep": self.keep, "_calls": deque(maxlen=self.keep)}
+
+    def __call__(self, texts: list[str]) -> sp.csr_matrix:
+        if not len(texts):
+            return sp.csr_matrix(self.transform(texts))
+        where = self._where()
+        new = [t for t in dict.fromkeys(texts) if t not in where]
+        if new:
+            if len(self._calls) == self.keep:  # the oldest call's rows go first
+                self._calls.popleft()
+                where = self._where()
+                new = [t for t in dict.fromkeys(texts) if t not in where]
+            self._calls.append(
+                ({t: i for i, t in enumerate(new)}, sp.csr_matrix(self.transform(new)))
+            )
+            where.update((t, (len(self._calls) - 1, i)) for i, t in enumerate(new))
+        call, row = np.array([where[t] for t in texts], dtype=np.intp).T
+        if (call == call[0]).all():
+            return self._calls[call[0]][1][row]
+        order = np.argsort(call, kind="stable")
+        parts = [self._calls[c][1][row[order][call[order] == c]] for c in np.unique(call)]
+        return sp.vstack(parts, format="csr")[np.argsort(order, kind="stable")]
+
+    def _where(self) -> dict[str, tuple[int, int]]:
+        """(call, row) of every text the kept calls transformed."""
+        where: dict[str, tuple[int, int]] = {}
+        for c, (index, _) in enumerate(self._calls):
+            where.update((t, (c, i)) for t, i in index.items())
+        return where

@@ -24,7 +24,7 @@ import warnings
 
 import numpy as np
 
-from baselines._features import distinct_rows
+from baselines._features import RecentRows, distinct_rows
 from baselines.calibration import CalibratedVerifier, ScoreCalibrator
 from stylo.corpus import PairSet
 from stylo.features import CharNgrams, paired_cosine, pairwise_cosine
@@ -100,9 +100,11 @@ class CharNgramCosine(Verifier):
             self.lowercase,
             self.sublinear_tf,
         ).fit(texts)
+        # s-normalisation (baselines.normalization) sends each text here again with its pool
+        self._rows = RecentRows(self.vectorizer_.transform)
 
     def _score_impl(self, texts_a, texts_b):
-        x, rows_a, rows_b = distinct_rows(self.vectorizer_.transform, texts_a, texts_b)
+        x, rows_a, rows_b = distinct_rows(self._rows, texts_a, texts_b)
         # pairs in batches: attribution puts each long joined known text in thousands of pairs,
         # whose rows, all at once, would be gigabytes with a large vocabulary
         sims = np.concatenate(
@@ -127,7 +129,7 @@ class CharNgramCosine(Verifier):
 
     def _cross_impl(self, texts_a, texts_b):
         # one product of the two TF-IDF matrices instead of a row pair per (a, b)
-        xa, xb = self.vectorizer_.transform(texts_a), self.vectorizer_.transform(texts_b)
+        xa, xb = self._rows(texts_a), self._rows(texts_b)
         sims = pairwise_cosine(xa, xb, n_jobs=self.n_jobs)
         sims[xa.getnnz(axis=1) == 0, :] = np.nan
         sims[:, xb.getnnz(axis=1) == 0] = np.nan

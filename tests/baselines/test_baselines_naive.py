@@ -2,12 +2,16 @@
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from baselines_synth import synthetic_corpus, synthetic_pairs
 from conftest import load_or_skip
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.exceptions import NotFittedError
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 from sklearn.metrics.pairwise import cosine_similarity
 
+from baselines._features import RecentRows
 from baselines.naive import CharNgramCosine, NaiveDistance
 from stylo.metrics.pan import auc
 
@@ -66,3 +70,42 @@ def test_real_slice_pan15():
     s = NaiveDistance().fit(train).score_problems(test)
     assert s.shape == (100,) and ((s >= 0) & (s <= 1)).all()
     assert auc(test.labels, s) > 0.65
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.integers(0, 11), min_size=1, max_size=9),
+        min_size=1,
+        max_size=8,
+    ),
+    st.integers(1, 3),
+)
+def test_recent_rows_equal_the_transform_whatever_the_calls(calls, keep):
+    # texts picked from a few, so calls overlap, repeat texts and outlive the kept calls
+    vocab = [f"text {i} " * (i + 1) + "abc" * i for i in range(12)]
+    vectorizer = TfidfVectorizer(analyzer="char", ngram_range=(1, 3)).fit(vocab)
+    seen = []
+    rows = RecentRows(lambda texts: (seen.extend(texts), vectorizer.transform(texts))[1], keep)
+    for picks in calls:
+        texts = [vocab[i] for i in picks]
+        before = len(seen)
+        got = rows(texts)
+        assert sp.issparse(got) and got.shape == (len(texts), len(vectorizer.vocabulary_))
+        np.testing.assert_array_equal(got.toarray(), vectorizer.transform(texts).toarray())
+        # only texts none of the kept calls had are transformed, each once
+        assert len(seen) - before == len(set(seen[before:])) <= len(set(texts))
+
+
+def test_s_normalised_cosine_transforms_each_text_once_a_call(monkeypatch):
+    pairs = synthetic_pairs(12, seed=2)
+    v = CharNgramCosine(min_n=1).fit(pairs)
+    calls = []
+    transform = v.vectorizer_.transform
+    monkeypatch.setattr(v._rows, "transform", lambda t: (calls.append(list(t)), transform(t))[1])
+    a, b = pairs.texts_a(), pairs.texts_b()
+    first = v.score_pairs(a, b)
+    cross = v.score_cross(a, b)
+    np.testing.assert_allclose(np.diag(cross), first, rtol=0, atol=1e-12)
+    # score_cross read every text from the rows score_pairs made
+    assert sum(map(len, calls)) == len(set(a) | set(b))
