@@ -71,9 +71,8 @@ class LogisticPairVerifier(Verifier):
         out = np.empty(len(texts_a), dtype=np.float64)
         for at in range(0, len(texts_a), _SCORE_BATCH):
             part = slice(at, at + _SCORE_BATCH)
-            out[part] = self.logistic_.predict_proba(pair_features(x, rows_a[part], rows_b[part]))[
-                :, 1
-            ]
+            features = pair_features(x, rows_a[part], rows_b[part])
+            out[part] = self.logistic_.predict_proba(features)[:, 1]
         return out
 
 
@@ -94,16 +93,15 @@ def pair_features(x, rows_a: np.ndarray, rows_b: np.ndarray) -> sp.csr_matrix:
         raise ValueError(
             f"rows_a and rows_b must be equal-length 1-D, got {rows_a.shape}, {rows_b.shape}"
         )
-    indptr, indices = x.indptr.astype(np.int64), x.indices.astype(np.int64)
+    # x's own index arrays (int32 or int64): scoring calls this per batch of one large x
+    csr = (x.indptr, x.indices, x.data)
     n_features = x.shape[1]
     out_ptr = np.zeros(len(rows_a) + 1, dtype=np.int64)
     n_diff = np.empty(len(rows_a), dtype=np.int64)
-    _pair_sizes(indptr, indices, x.data, rows_a, rows_b, out_ptr, n_diff)
+    _pair_sizes(*csr, rows_a, rows_b, out_ptr, n_diff)
     out_idx = np.empty(out_ptr[-1], dtype=np.int64)
     out_val = np.empty(out_ptr[-1], dtype=np.float64)
-    _pair_fill(
-        indptr, indices, x.data, rows_a, rows_b, n_features, out_ptr, n_diff, out_idx, out_val
-    )
+    _pair_fill(*csr, rows_a, rows_b, n_features, out_ptr, n_diff, out_idx, out_val)
     return sp.csr_matrix((out_val, out_idx, out_ptr), shape=(len(rows_a), 2 * n_features))
 
 
