@@ -23,6 +23,7 @@ from stylo.features._columns import local_columns, merge_sorted, remap_rows
 from stylo.features._entries import EntryStore
 from stylo.features._reference import count_ngrams, pack
 from stylo.features._validation import TextInputMixin, effective_n_jobs
+from stylo.features._weighting import add_frequencies, weigh_counts, weigh_reference
 from stylo.text_input import check_texts
 
 
@@ -205,28 +206,17 @@ class NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         return self._finish(self._count_fixed(docs, min_n, max_n, n_jobs), self._fitted_dtype)
 
     def _finish(self, X, dtype):
+        """The output of the counts ``X`` (consumed): counts in ``dtype``, or their weights."""
         if self.binary:
             X.data[:] = 1
         if dtype.kind != "f":
             return sp.csr_matrix(
                 (X.data.astype(dtype, copy=False), X.indices, X.indptr), shape=X.shape
             )
-        data = X.data.astype(dtype)
-        if self.sublinear_tf:
-            np.log(data, out=data)
-            data += 1
-        if self.use_idf:
-            data *= self.idf_.astype(dtype)[X.indices]
-        out = sp.csr_matrix((data, X.indices, X.indptr), shape=X.shape)
-        if self.norm is not None:
-            rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
-            if self.norm == "l1":
-                s = np.bincount(rows, weights=np.abs(data), minlength=X.shape[0])
-            else:
-                s = np.sqrt(np.bincount(rows, weights=data * data, minlength=X.shape[0]))
-            s[s == 0] = 1.0
-            out.data /= s[rows].astype(dtype)
-        return out
+        idf = self.idf_ if self.use_idf else None
+        if dtype == np.float64 and X.data.dtype == np.int64:
+            return weigh_counts(X, self.sublinear_tf, idf, self.norm)
+        return weigh_reference(X, self.sublinear_tf, idf, self.norm, dtype)
 
     # ---------------------------------------------------------------- counting
     def _count_learn(self, docs, min_n, max_n, n_jobs):
@@ -256,6 +246,7 @@ class NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
             lambda: columns_of(_IDENTITY),
             keys.shape[0],
             n_docs,
+            n_jobs,
         )
         if kept is None:
             self.ngram_keys_ = keys
@@ -281,17 +272,26 @@ class NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         return keys, pos
 
     @staticmethod
-    def _frequencies(entries, inv, n_terms):
+    def _frequencies(entries, inv, n_terms, n_jobs):
         """Document frequency and total count of every term, from each chunk's entries
-        ``(ids, counts)`` and the term position ``inv`` of each of its ids."""
-        df = np.zeros(n_terms, dtype=np.int64)
-        tf = np.zeros(n_terms, dtype=np.int64)
-        for (ids, counts), i in zip(entries, inv, strict=True):
-            df += np.bincount(i[ids], minlength=n_terms)
-            tf += np.bincount(i[ids], weights=counts, minlength=n_terms).astype(np.int64)
+        ``(ids, counts)`` and the term position ``inv`` of each of its ids (chunks in
+        parallel, each into its own arrays)."""
+
+        def count(args):
+            (ids, counts), term_of = args
+            df = np.zeros(n_terms, dtype=np.int64)
+            tf = np.zeros(n_terms, dtype=np.int64)
+            add_frequencies(ids, counts, term_of, df, tf)
+            return df, tf
+
+        parts = map_parallel(count, list(zip(entries, inv, strict=True)), n_jobs)
+        df, tf = parts[0]
+        for more_df, more_tf in parts[1:]:
+            df += more_df
+            tf += more_tf
         return df, tf
 
-    def _prune(self, entries, inverse, n_terms, n_docs):
+    def _prune(self, entries, inverse, n_terms, n_docs, n_jobs):
         """Term positions kept by min_df/max_df/max_features (scikit-learn semantics), or None
         if all are. ``entries`` are each chunk's ``(ids, counts)``; ``inverse()`` gives, per
         chunk, the term position of each local id."""
@@ -301,7 +301,7 @@ class NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
             raise ValueError("max_df corresponds to < documents than min_df")
         if high >= n_docs and low <= 1 and self.max_features is None:
             return None  # every term occurs in 1 .. n_docs documents
-        df, tf = self._frequencies(entries, inverse(), n_terms)
+        df, tf = self._frequencies(entries, inverse(), n_terms, n_jobs)
         mask = (df <= high) & (df >= low)
         if self.max_features is not None and mask.sum() > self.max_features:
             counts = df if self.binary else tf
@@ -403,7 +403,7 @@ class NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         col = {t: i for i, t in enumerate(names)}
         ids = np.array([col[t] for c in counts for t in c], dtype=np.int64)
         vals = np.array([v for c in counts for v in c.values()], dtype=np.int64)
-        kept = self._prune([(ids, vals)], lambda: [np.arange(len(names))], len(names), len(docs))
+        kept = self._prune([(ids, vals)], lambda: [np.arange(len(names))], len(names), len(docs), 1)
         if kept is None:
             kept = np.arange(len(names))
         self._names = np.array([names[i] for i in kept], dtype=object)
