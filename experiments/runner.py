@@ -33,6 +33,7 @@ import pandas as pd
 
 from experiments.cells import CellStore, write_atomic
 from experiments.grid import Cell, normalise
+from experiments.heap import keep_freed_memory
 from experiments.suite import Suite
 from stylo.progress import listening
 from stylo.protocols.base import fit_seconds
@@ -181,6 +182,7 @@ def execute_task(
     task loses no finished cell; its record then says ``stored`` and its scores are not sent
     back. ``progress_dir``: see :func:`execute_cell`.
     """
+    keep_freed_memory()  # a worker's cells reuse each other's memory (experiments/heap.py)
     store = CellStore(store_dir) if store_dir is not None else None
     t0 = time.perf_counter()
     try:
