@@ -99,10 +99,16 @@ def pair_features(x, rows_a: np.ndarray, rows_b: np.ndarray) -> sp.csr_matrix:
     out_ptr = np.zeros(len(rows_a) + 1, dtype=np.int64)
     n_diff = np.empty(len(rows_a), dtype=np.int64)
     _pair_sizes(*csr, rows_a, rows_b, out_ptr, n_diff)
-    out_idx = np.empty(out_ptr[-1], dtype=np.int64)
+    # int32 indices where they fit, as scipy would make them: its constructor otherwise scans
+    # and converts int64 ones, and they are a third of the matrix's memory
+    small = max(2 * n_features, int(out_ptr[-1])) < 2**31
+    index_dtype = np.int32 if small else np.int64
+    out_idx = np.empty(out_ptr[-1], dtype=index_dtype)
     out_val = np.empty(out_ptr[-1], dtype=np.float64)
     _pair_fill(*csr, rows_a, rows_b, n_features, out_ptr, n_diff, out_idx, out_val)
-    return sp.csr_matrix((out_val, out_idx, out_ptr), shape=(len(rows_a), 2 * n_features))
+    return sp.csr_matrix(
+        (out_val, out_idx, out_ptr.astype(index_dtype)), shape=(len(rows_a), 2 * n_features)
+    )
 
 
 def pair_features_reference(xa, xb) -> sp.csr_matrix:

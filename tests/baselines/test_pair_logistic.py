@@ -48,6 +48,7 @@ def test_pair_features_kernel_equals_scipys_operations(n_rows, n_features, densi
     want = pair_features_reference(x[rows_a], x[rows_b])
     assert got.shape == want.shape == (n_pairs, 2 * n_features)
     assert got.has_sorted_indices and want.has_sorted_indices
+    assert got.indices.dtype == got.indptr.dtype == np.int32  # small enough for scipy's int32
     for field in ("indptr", "indices", "data"):
         np.testing.assert_array_equal(getattr(got, field), getattr(want, field))
 
