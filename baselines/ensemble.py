@@ -44,6 +44,7 @@ from sklearn.metrics import roc_auc_score
 from baselines._blas import fit_one_thread
 from baselines.calibration import ScoreCalibrator
 from stylo.corpus import Corpus, PairSet
+from stylo.features.shared_counts import shared_counts
 from stylo.verifier import Verifier, training_pairs
 
 __all__ = ["StackedVerifier", "pair_groups"]
@@ -109,6 +110,14 @@ def _text_folds(authors: np.ndarray, k: int, rng: np.random.Generator) -> np.nda
     return fold
 
 
+def _texts(X: Corpus | PairSet) -> list[str]:
+    """Every text the bases may count while fitted on ``X`` or its folds: a Corpus's texts; a
+    PairSet's known texts, alone and joined per problem, and its unknown texts."""
+    if isinstance(X, Corpus):
+        return list(X.texts)
+    return [t for k in X.known for t in k] + X.texts_a() + list(X.unknown)
+
+
 def _logits(columns: list[np.ndarray]) -> np.ndarray:
     p = np.clip(np.column_stack(columns), _EPS, 1 - _EPS)
     return np.log(p / (1 - p))
@@ -154,11 +163,14 @@ class StackedVerifier(Verifier):
             raise ValueError("bases must be a non-empty sequence of Verifiers")
         if int(self.n_folds) < 2:
             raise ValueError(f"n_folds must be >= 2, got {self.n_folds!r}")
-        scores, labels = [], []
-        for train, held in self._folds(X):
-            fitted = [clone(b).fit(train) for b in self.bases]
-            scores.append(np.column_stack([b.score_problems(held) for b in fitted]))
-            labels.append(held.labels)
+        # the folds and the final fit count the n-grams of the same texts: once, here
+        with shared_counts(_texts(X)):
+            scores, labels = [], []
+            for train, held in self._folds(X):
+                fitted = [clone(b).fit(train) for b in self.bases]
+                scores.append(np.column_stack([b.score_problems(held) for b in fitted]))
+                labels.append(held.labels)
+            self.bases_ = [clone(b).fit(X) for b in self.bases]
         s, t = np.vstack(scores), np.concatenate(labels)
         if t.all() or not t.any():
             raise ValueError("the out-of-fold pairs need same- and different-author pairs")
@@ -169,7 +181,6 @@ class StackedVerifier(Verifier):
         self.calibrator_ = ScoreCalibrator(
             platt=False, grey_zone=True, objective=self.objective
         ).fit(meta, t)
-        self.bases_ = [clone(b).fit(X) for b in self.bases]
 
     def _folds(self, X: Corpus | PairSet):
         """(training data, held-out labelled pairs) of each fold."""

@@ -19,6 +19,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from stylo.features import shared_counts
 from stylo.features._columns import local_columns, merge_sorted, remap_rows
 from stylo.features._entries import EntryStore
 from stylo.features._reference import count_ngrams, pack
@@ -182,10 +183,12 @@ class NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         (min_n, max_n), dtype, n_jobs = self._validate_params()
         docs = check_texts(X)
         terms = self._vocabulary_terms()
+        self._shared_token = None
+        shared = shared_counts.active()
         if terms is not None:
             self._fit_vocabulary(terms, max_n)
             X_counts = self._count_fixed(docs, min_n, max_n, n_jobs)
-        else:
+        elif shared is None or (X_counts := shared.fit(self, docs)) is None:
             X_counts = self._count_learn(docs, min_n, max_n, n_jobs)
         self._fitted_dtype = dtype
         if self.use_idf:
@@ -203,7 +206,24 @@ class NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         check_is_fitted(self, "n_features_out_")
         (min_n, max_n), dtype, n_jobs = self._validate_params()
         docs = check_texts(X)
-        return self._finish(self._count_fixed(docs, min_n, max_n, n_jobs), self._fitted_dtype)
+        shared = shared_counts.active()
+        if shared is None or (X_counts := shared.transform(self, docs)) is None:
+            X_counts = self._count_fixed(docs, min_n, max_n, n_jobs)
+        return self._finish(X_counts, self._fitted_dtype)
+
+    def _adopt(self, fitted, columns, token):
+        """Take the fitted state of ``fitted``, the same counting fitted unpruned on a
+        superset of the texts (:mod:`stylo.features.shared_counts`): its symbols, and of its
+        columns ``columns`` (ascending)."""
+        own = set(self.get_params(deep=False)) | {"analyzer"}
+        for name, value in vars(fitted).items():
+            if name not in own:
+                setattr(self, name, value)
+        self.ngram_keys_ = fitted.ngram_keys_[columns]
+        self.n_features_out_ = int(columns.shape[0])
+        self._names = None
+        self._shared_token = token
+        self._shared_columns = columns
 
     def _finish(self, X, dtype):
         """The output of the counts ``X`` (consumed): counts in ``dtype``, or their weights."""
@@ -295,13 +315,21 @@ class NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         """Term positions kept by min_df/max_df/max_features (scikit-learn semantics), or None
         if all are. ``entries`` are each chunk's ``(ids, counts)``; ``inverse()`` gives, per
         chunk, the term position of each local id."""
+        low, high = self._df_bounds(n_docs)
+        if high >= n_docs and low <= 1 and self.max_features is None:
+            return None  # every term occurs in 1 .. n_docs documents
+        return self._kept(*self._frequencies(entries, inverse(), n_terms, n_jobs), low, high)
+
+    def _df_bounds(self, n_docs):
         high = self.max_df if isinstance(self.max_df, Integral) else self.max_df * n_docs
         low = self.min_df if isinstance(self.min_df, Integral) else self.min_df * n_docs
         if high < low:
             raise ValueError("max_df corresponds to < documents than min_df")
-        if high >= n_docs and low <= 1 and self.max_features is None:
-            return None  # every term occurs in 1 .. n_docs documents
-        df, tf = self._frequencies(entries, inverse(), n_terms, n_jobs)
+        return low, high
+
+    def _kept(self, df, tf, low, high):
+        """Positions of the terms (in name order) whose document frequencies ``df`` lie in
+        [low, high], the ``max_features`` most frequent of them (total counts ``tf``)."""
         mask = (df <= high) & (df >= low)
         if self.max_features is not None and mask.sum() > self.max_features:
             counts = df if self.binary else tf

@@ -1,5 +1,7 @@
 """Background score normalisation, the cross-score kernel and the stacked ``ensemble``."""
 
+from contextlib import nullcontext
+
 import numpy as np
 import pytest
 from baselines_synth import synthetic_corpus, synthetic_pairs
@@ -118,6 +120,21 @@ def test_ensemble_runs_every_protocol_call(corpus):
     assert c in (0, 1) and a.shape == (3, 2)
     for x in (s, p, a, *r):
         assert np.all((x >= 0) & (x <= 1))
+
+
+@pytest.mark.parametrize("data", ["corpus", "pairs"])
+def test_shared_counting_changes_no_score(corpus, data, monkeypatch):
+    # the fit counts every text once (stylo.features.shared_counts); counting afresh in every
+    # fold and base must give the same scores to the bit
+    train = corpus.subset(np.arange(40)) if data == "corpus" else synthetic_pairs(40)
+    texts = corpus.texts[40:]
+    shared = make("ensemble", seed=0).fit(train)
+    monkeypatch.setattr("baselines.ensemble.shared_counts", lambda texts: nullcontext())
+    fresh = make("ensemble", seed=0).fit(train)
+    np.testing.assert_array_equal(shared.oof_scores_, fresh.oof_scores_)
+    np.testing.assert_array_equal(
+        shared.score_pairs(texts[:8], texts[8:16]), fresh.score_pairs(texts[:8], texts[8:16])
+    )
 
 
 def _shuffled(task: Task, seed: int) -> Task:
