@@ -21,6 +21,9 @@ most. ``fit(X)`` therefore
    probabilities) on the meta-model's out-of-fold probabilities;
 4. refits every base on all of ``X`` for scoring.
 
+The folds and the refit count the n-grams of one set of texts; they take them from one count
+(:mod:`stylo.features.shared_counts`), with the matrices of counting afresh.
+
 Every protocol call goes to the bases' public method of the same name (``score_pairs``,
 ``score_problems``, ``rank_many``, ``attribute``), so each base keeps its own batching; the
 meta-model combines their scores item by item. ``rank``/``choose`` use the meta-model's
