@@ -24,7 +24,7 @@ from stylo.features._columns import local_columns, merge_sorted, remap_rows
 from stylo.features._entries import EntryStore
 from stylo.features._reference import count_ngrams, pack
 from stylo.features._validation import TextInputMixin, effective_n_jobs
-from stylo.features._weighting import add_frequencies, weigh_counts, weigh_reference
+from stylo.features._weighting import term_frequencies, weigh_counts, weigh_reference
 from stylo.text_input import check_texts
 
 
@@ -291,26 +291,6 @@ class NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
             pos = [old[p] for p in pos] + [new]
         return keys, pos
 
-    @staticmethod
-    def _frequencies(entries, inv, n_terms, n_jobs):
-        """Document frequency and total count of every term, from each chunk's entries
-        ``(ids, counts)`` and the term position ``inv`` of each of its ids (chunks in
-        parallel, each into its own arrays)."""
-
-        def count(args):
-            (ids, counts), term_of = args
-            df = np.zeros(n_terms, dtype=np.int64)
-            tf = np.zeros(n_terms, dtype=np.int64)
-            add_frequencies(ids, counts, term_of, df, tf)
-            return df, tf
-
-        parts = map_parallel(count, list(zip(entries, inv, strict=True)), n_jobs)
-        df, tf = parts[0]
-        for more_df, more_tf in parts[1:]:
-            df += more_df
-            tf += more_tf
-        return df, tf
-
     def _prune(self, entries, inverse, n_terms, n_docs, n_jobs):
         """Term positions kept by min_df/max_df/max_features (scikit-learn semantics), or None
         if all are. ``entries`` are each chunk's ``(ids, counts)``; ``inverse()`` gives, per
@@ -318,7 +298,10 @@ class NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         low, high = self._df_bounds(n_docs)
         if high >= n_docs and low <= 1 and self.max_features is None:
             return None  # every term occurs in 1 .. n_docs documents
-        return self._kept(*self._frequencies(entries, inverse(), n_terms, n_jobs), low, high)
+        df, tf = term_frequencies(
+            entries, inverse(), n_terms, lambda f, xs: map_parallel(f, xs, n_jobs)
+        )
+        return self._kept(df, tf, low, high)
 
     def _df_bounds(self, n_docs):
         high = self.max_df if isinstance(self.max_df, Integral) else self.max_df * n_docs

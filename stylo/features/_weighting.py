@@ -34,6 +34,27 @@ def add_frequencies(ids, counts, term_of, df, tf):
         tf[t] += counts[e]
 
 
+def term_frequencies(entries, term_of, n_terms: int, run):
+    """Document frequency and total count (int64, (n_terms,) each) of every term, from each
+    chunk's entries ``(ids, counts)`` and the term ``term_of[k][id]`` of each id of chunk k;
+    ``run(f, items)`` maps ``f`` over the chunks (in threads: each counts into its own
+    arrays)."""
+
+    def count(args):
+        (ids, counts), terms = args
+        df = np.zeros(n_terms, dtype=np.int64)
+        tf = np.zeros(n_terms, dtype=np.int64)
+        add_frequencies(ids, counts, terms, df, tf)
+        return df, tf
+
+    parts = run(count, list(zip(entries, term_of, strict=True)))
+    df, tf = parts[0]
+    for more_df, more_tf in parts[1:]:
+        df += more_df
+        tf += more_tf
+    return df, tf
+
+
 @numba.njit(cache=True, nogil=True)
 def _counts_to_float(counts, out):
     """``out[k] = float(counts[k])``; ``out`` may be ``counts``' own memory viewed as float64
