@@ -35,18 +35,8 @@ from stylo.text_input import check_texts
 
 __all__ = ["SharedCounts", "shared_counts"]
 
-#: the parameters that do not change the raw counts, at values that prune and weigh nothing
-_UNPRUNED = dict(
-    min_df=1,
-    max_df=1.0,
-    max_features=None,
-    vocabulary=None,
-    binary=False,
-    use_idf=False,
-    sublinear_tf=False,
-    norm=None,
-    dtype=None,
-)
+#: what an extractor counts; its other parameters prune and weigh (their defaults do neither)
+_COUNTING = ("analyzer", "ngram_range", "lowercase", "n_jobs")
 
 _ACTIVE: ContextVar[SharedCounts | None] = ContextVar("stylo_shared_counts", default=None)
 
@@ -91,7 +81,10 @@ class SharedCounts:
         key = (type(extractor), extractor.analyzer, tuple(extractor.ngram_range))
         key += (bool(extractor.lowercase),)
         if key not in self._counts:
-            full = clone(extractor).set_params(**_UNPRUNED)
+            defaults = type(extractor)().get_params()
+            full = clone(extractor).set_params(
+                **{k: v for k, v in defaults.items() if k not in _COUNTING}
+            )
             token = _ACTIVE.set(None)  # this one counts
             try:
                 counts = full.fit_transform(list(self._row))
