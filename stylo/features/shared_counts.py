@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
 
-from stylo.features._weighting import add_frequencies
+from stylo.features._weighting import term_frequencies
 from stylo.text_input import check_texts
 
 __all__ = ["SharedCounts", "shared_counts"]
@@ -103,9 +103,10 @@ class SharedCounts:
             return None
         full, counts = got
         x = counts[rows]
-        df = np.zeros(x.shape[1], dtype=np.int64)
-        tf = np.zeros(x.shape[1], dtype=np.int64)
-        add_frequencies(x.indices, x.data, np.arange(x.shape[1], dtype=np.int64), df, tf)
+        n_terms = x.shape[1]
+        df, tf = term_frequencies(
+            [(x.indices, x.data)], [np.arange(n_terms)], n_terms, lambda f, xs: list(map(f, xs))
+        )
         used = np.flatnonzero(df)
         if used.shape[0] == 0:
             raise ValueError(
@@ -114,7 +115,7 @@ class SharedCounts:
         low, high = extractor._df_bounds(len(docs))
         columns = used[extractor._kept(df[used], tf[used], low, high)]
         extractor._adopt(full, columns, self.token)
-        return _select_columns(x, columns)
+        return x[:, columns]  # scipy keeps the rows sorted and int64 counts
 
     def transform(self, extractor, docs: list[str]) -> sp.csr_matrix | None:
         """The int64 counts of ``docs`` over the columns of ``extractor``, fitted by
@@ -125,21 +126,4 @@ class SharedCounts:
         if rows is None:
             return None
         _, counts = self._full(extractor)
-        return _select_columns(counts[rows], extractor._shared_columns)
-
-
-def _select_columns(x: sp.csr_matrix, columns: np.ndarray) -> sp.csr_matrix:
-    """The columns ``columns`` (ascending) of ``x`` (sorted rows), as a CSR matrix with
-    sorted rows and index arrays of the counting's dtype (int32 below 2**31 entries)."""
-    new = np.full(x.shape[1], -1, dtype=np.int64)
-    new[columns] = np.arange(columns.shape[0])
-    mapped = new[x.indices]
-    keep = mapped >= 0
-    row_of = np.repeat(np.arange(x.shape[0]), np.diff(x.indptr))
-    indptr = np.zeros(x.shape[0] + 1, dtype=np.int64)
-    np.cumsum(np.bincount(row_of[keep], minlength=x.shape[0]), out=indptr[1:])
-    index_dtype = np.int32 if indptr[-1] < 2**31 else np.int64
-    return sp.csr_matrix(
-        (x.data[keep], mapped[keep].astype(index_dtype), indptr.astype(index_dtype)),
-        shape=(x.shape[0], columns.shape[0]),
-    )
+        return counts[rows][:, extractor._shared_columns]
