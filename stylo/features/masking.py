@@ -22,8 +22,8 @@ from stylo.text_input import check_texts
 
 __all__ = ["TextDistortion", "EntityMasker"]
 
-_WORD = re.compile(r"[^\W\d_]+")  # maximal runs of letters
-_WORD_SPLIT = re.compile(r"([^\W\d_]+)")
+#: maximal runs of letters, as a group: ``split`` keeps them (at odd positions)
+_WORD = re.compile(r"([^\W\d_]+)")
 _DIGITS = re.compile(r"\d+")
 _DIGIT = re.compile(r"\d")
 
@@ -75,7 +75,7 @@ class TextDistortion(TextInputMixin, TransformerMixin, BaseEstimator):
         digits = _DIGITS if single else _DIGIT
         out = []
         for doc in check_texts(X):
-            parts = _WORD_SPLIT.split(doc)
+            parts = _WORD.split(doc)
             parts[1::2] = map(mask, parts[1::2])
             out.append(digits.sub("#", "".join(parts)))
         return out
