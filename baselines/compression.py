@@ -65,20 +65,47 @@ def _zstd_concat_sizes(pairs: list[tuple[bytes, bytes]], level: int) -> np.ndarr
     return out
 
 
-def _zstd_dict_bits(pairs: list[tuple[bytes, bytes, int, int]], level: int) -> np.ndarray:
-    """(n, 2) bits per character: b compressed with a as dictionary, and a with b."""
+def _zstd_dict_bits(groups: list[tuple[bytes, list[tuple[bytes, int]]]], level: int) -> np.ndarray:
+    """(n, 1) bits per character of each text of each group compressed with the group's
+    reference as a raw-content zstd dictionary; rows in group order. A group is (reference,
+    [(text, n_chars), ...]). One compressor serves a whole group: loading a dictionary costs
+    about what compressing its text does, and gives the same frames every time."""
+    out = []
+    for ref, texts in groups:
+        cctx = zstandard.ZstdCompressor(
+            level=level,
+            dict_data=zstandard.ZstdCompressionDict(ref, dict_type=zstandard.DICT_TYPE_RAWCONTENT),
+            write_checksum=False,
+            write_content_size=False,
+            write_dict_id=False,
+        )
+        out.extend(8.0 * len(cctx.compress(x)) / n_chars for x, n_chars in texts)
+    return np.array(out, dtype=np.float64).reshape(-1, 1)
+
+
+def _xent(pairs: list[tuple[str, str]], level: int, n_jobs: int) -> np.ndarray:
+    """(n, 2) dictionary cross-entropies: b with a as dictionary, and a with b. Measures are
+    grouped by their dictionary text, since attribution pairs every unknown text with every
+    candidate's profile, and both serve as a dictionary many times."""
+    slots: dict[str, list[tuple[int, int]]] = {}
+    for i, (a, b) in enumerate(pairs):
+        slots.setdefault(a, []).append((i, 0))
+        slots.setdefault(b, []).append((i, 1))
+    encoded = {t: _utf8(t) for t in slots}
+    # the largest groups first, dealt round-robin, so that the threads' shares are even
+    refs = sorted(slots, key=lambda t: -len(slots[t]) * len(t))
+    groups = [
+        (encoded[ref], [(encoded[pairs[i][1 - j]], len(pairs[i][1 - j])) for i, j in slots[ref]])
+        for ref in refs
+    ]
+    batches = _batches(groups, n_jobs)
+    with Parallel(n_jobs=n_jobs, prefer="threads") as par:
+        parts = par(delayed(_zstd_dict_bits)(b, level) for b in batches)
     out = np.empty((len(pairs), 2), dtype=np.float64)
-    for i, (a, b, na, nb) in enumerate(pairs):
-        for j, (ref, x, n_chars) in enumerate(((a, b, nb), (b, a, na))):
-            d = zstandard.ZstdCompressionDict(ref, dict_type=zstandard.DICT_TYPE_RAWCONTENT)
-            cctx = zstandard.ZstdCompressor(
-                level=level,
-                dict_data=d,
-                write_checksum=False,
-                write_content_size=False,
-                write_dict_id=False,
-            )
-            out[i, j] = 8.0 * len(cctx.compress(x)) / n_chars
+    for k, part in enumerate(parts):
+        where = [slot for ref in refs[k :: len(batches)] for slot in slots[ref]]
+        rows, cols = np.array(where, dtype=np.int64).reshape(-1, 2).T
+        out[rows, cols] = part[:, 0]
     return out
 
 
@@ -132,9 +159,7 @@ def _measures(
             [a for a, _ in pairs], [b for _, b in pairs], order=ppm_order, n_jobs=n_jobs
         )
     if measure == "xent":
-        return _in_threads(
-            _zstd_dict_bits, [(_utf8(a), _utf8(b), len(a), len(b)) for a, b in pairs], level, n_jobs
-        )
+        return _xent(pairs, level, n_jobs)
     # attribution scores every candidate profile against every unknown: size each text once
     texts = list(dict.fromkeys(t for pair in pairs for t in pair))
     single = dict(
