@@ -11,7 +11,9 @@ under the model of X is the mean of -log2 p over the characters of Y, in bits pe
 
 The fast kernel gives every substring of length 1..order+1 of X and Y an exact integer id (a
 hash table on exact keys, so no collision can merge two substrings), counts ids over X and
-looks them up for Y, both directions in one pass over a pair; batches of pairs run in threads.
+looks them up for Y, both directions in one pass over a pair. Pairs that share a text (an
+attribution problem's candidates and unknown texts) share its ids and counts; batches of
+pairs run in threads.
 """
 
 from __future__ import annotations
@@ -65,16 +67,22 @@ def encode_texts(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     return codes, offsets
 
 
+#: bits of a code point in a key (Unicode's last code point, U+10FFFF, needs 21)
+_CHAR_BITS = 21
+
+
 @numba.njit(cache=True)
-def _dense_ids(keys: np.ndarray, table: np.ndarray, out: np.ndarray, stamp: int) -> None:
-    """``out[i]``: id of each non-negative key of ``keys`` in order of first occurrence (0, 1,
-    ...); -1 stays -1.
+def _dense_ids(keys, table, out, stamp: int, kept: int, next_id: int) -> int:
+    """``out[i]``: id of each non-negative key of ``keys``; -1 stays -1. Keys entered under
+    stamp ``kept`` keep their ids; any other key gets the next free id (``next_id``, then
+    up) and is entered under ``stamp``. Returns the next free id.
 
     Open addressing on the full 64-bit key (Fibonacci hashing, linear probing): keys are
     compared exactly, so distinct keys never share an id. ``table`` (2^b >= 2 len(keys), 3)
     holds each slot's key, id and stamp side by side (one cache line a probe); a slot counts
-    as filled only under this call's ``stamp``, so the table is reused from call to call
-    without being cleared.
+    as filled only under ``stamp`` or ``kept``, so the table is reused without being
+    cleared. The kept keys were entered while no other slot was filled, so a probe for one
+    of them meets kept slots only, and the keys entered later fill slots around them.
     """
     n = keys.shape[0]
     size = table.shape[0]
@@ -83,7 +91,6 @@ def _dense_ids(keys: np.ndarray, table: np.ndarray, out: np.ndarray, stamp: int)
         bits += 1
     mask = size - 1
     shift = np.uint64(64 - bits)
-    next_id = 0
     for i in range(n):
         key = keys[i]
         if key < 0:
@@ -91,7 +98,8 @@ def _dense_ids(keys: np.ndarray, table: np.ndarray, out: np.ndarray, stamp: int)
             continue
         h = np.int64((np.uint64(key) * np.uint64(11400714819323198485)) >> shift)
         while True:
-            if table[h, 2] != stamp:
+            filled = table[h, 2]
+            if filled != stamp and filled != kept:
                 table[h, 0] = key
                 table[h, 1] = next_id
                 table[h, 2] = stamp
@@ -102,97 +110,155 @@ def _dense_ids(keys: np.ndarray, table: np.ndarray, out: np.ndarray, stamp: int)
                 out[i] = table[h, 1]
                 break
             h = (h + 1) & mask
+    return next_id
 
 
 @numba.njit(cache=True)
-def _gram_ids(seq: np.ndarray, split: int, order: int, ids, keys, table, stamp: int) -> int:
-    """Fill ``ids[k, :n]`` (n = len(seq)): exact id of the substring of length k ending at (and
-    including) position i of ``seq`` (the two texts seq[:split] and seq[split:] back to back,
-    no substring crossing the boundary); -1 where it would start before its text. Row 0 is
-    unused. Returns the next unused stamp of ``table``."""
+def _order_ids(seq, k: int, ids, keys, table, stamp: int, kept: int, first: int) -> int:
+    """Fill ``ids[k, :n]`` (n = len(seq)) from ``ids[k - 1]``: id of the substring of length k
+    ending at (and including) position i of ``seq``; -1 where it would start before the
+    text. Substrings entered in ``table`` under ``kept`` keep their ids, the others are
+    entered under ``stamp`` with ids from ``first`` up. Returns the next free id."""
     n = seq.shape[0]
-    _dense_ids(seq, table, ids[1, :n], stamp)
-    stamp += 1
-    n_chars = 0
     for i in range(n):
-        n_chars = max(n_chars, ids[1, i] + 1)
-    for k in range(2, order + 2):
-        for i in range(n):
-            start = 0 if i < split else split
-            if i - k + 1 >= start:
-                keys[i] = ids[k - 1, i - 1] * n_chars + ids[1, i]
-            else:
-                keys[i] = -1
-        _dense_ids(keys[:n], table, ids[k, :n], stamp)
-        stamp += 1
-    return stamp
+        if k == 1:
+            keys[i] = seq[i]
+        elif i - k + 1 >= 0:
+            keys[i] = (ids[k - 1, i - 1] << _CHAR_BITS) | seq[i]
+        else:
+            keys[i] = -1
+    return _dense_ids(keys[:n], table, ids[k, :n], stamp, kept, first)
 
 
 @numba.njit(cache=True)
-def _cross_entropy(ids, joint, m0: int, m1: int, q0: int, q1: int, order: int, alphabet_size):
-    """Bits per character of seq[q0:q1] under the model counted on seq[m0:m1]; ``joint`` is
-    all zeros on entry and on return.
-
-    ``joint[k, id]`` counts the (context_k + char) substrings of the model text. A context of
-    length k >= 1 occurs followed by a character exactly where it occurs as a length-k
-    substring, except at the model text's last position: its count is ``joint[k - 1]`` of the
-    same id, less one if it ends the text. The context of length 0 occurs m1 - m0 times."""
-    for i in range(m0, m1):
-        for k in range(min(i - m0, order) + 1):
+def _count(ids, n: int, order: int, joint) -> None:
+    """Count in ``joint[k, id]`` every (context_k + char) substring of the text of
+    ``ids[:, :n]``."""
+    for i in range(n):
+        for k in range(min(i, order) + 1):
             joint[k, ids[k + 1, i]] += 1
+
+
+@numba.njit(cache=True)
+def _clear(ids, n: int, order: int, joint) -> None:
+    """Set back to zero what ``_count`` counted."""
+    for i in range(n):
+        for k in range(min(i, order) + 1):
+            joint[k, ids[k + 1, i]] = 0
+
+
+@numba.njit(cache=True)
+def _cross_entropy(model_ids, n_model: int, joint, ids, n: int, order: int, alphabet_size):
+    """Bits per character of the text of ``ids[:, :n]`` under the model text of
+    ``model_ids[:, :n_model]``, whose substrings ``joint`` counts (``_count``).
+
+    A context of length k >= 1 occurs followed by a character exactly where it occurs as a
+    length-k substring, except at the model text's last position: its count is
+    ``joint[k - 1]`` of the same id, less one if it ends the text. The context of length 0
+    occurs n_model times."""
     bits = 0.0
-    for i in range(q0, q1):
+    for i in range(n):
         p = 1.0 / alphabet_size
-        for k in range(min(i - q0, order), -1, -1):
+        for k in range(min(i, order), -1, -1):
             hits = joint[k, ids[k + 1, i]]
             if hits > 0:
                 if k == 0:
-                    total = m1 - m0
+                    total = n_model
                 else:
                     ctx = ids[k, i - 1]
-                    total = joint[k - 1, ctx] - (1 if ids[k, m1 - 1] == ctx else 0)
+                    total = joint[k - 1, ctx] - (1 if model_ids[k, n_model - 1] == ctx else 0)
                 p = hits / total
                 break
         bits -= math.log2(p)
-    for i in range(m0, m1):
-        for k in range(min(i - m0, order) + 1):
-            joint[k, ids[k + 1, i]] = 0
-    return bits / (q1 - q0)
+    return bits / n
+
+
+@numba.njit(cache=True)
+def _table_size(n: int) -> int:
+    """Slots of a hash table for ``n`` keys: a power of two, at most half full."""
+    size = 1
+    while size < 2 * n:
+        size *= 2
+    return size
 
 
 @numba.njit(cache=True, nogil=True)
-def _pairs_kernel(codes_a, off_a, codes_b, off_b, pairs, order, alphabet_size):
-    """Both cross-entropies of each pair p of ``pairs`` (texts a[p] and b[p]): (len(pairs), 2)."""
-    n = pairs.shape[0]
+def _groups_kernel(codes, offsets, anchors, others, starts, order, alphabet_size):
+    """Both cross-entropies of each pair j: column 0 is text ``others[j]`` under the model of
+    text ``anchors[j]``, column 1 the reverse. Pairs ``starts[g]:starts[g + 1]`` share their
+    anchor, whose ids and counts are computed once for the group."""
+    n = anchors.shape[0]
     out = np.empty((n, 2), dtype=np.float64)
-    # work space sized for the batch's longest pair, reused by every pair
-    longest = 1
-    for j in range(n):
-        p = pairs[j]
-        longest = max(longest, off_a[p + 1] - off_a[p] + off_b[p + 1] - off_b[p])
-    size = 1
-    while size < 2 * longest:
-        size *= 2
-    table = np.zeros((size, 3), dtype=np.int64)
-    ids = np.empty((order + 2, longest), dtype=np.int64)
-    keys = np.empty(longest, dtype=np.int64)
-    joint = np.zeros((order + 1, longest), dtype=np.int64)
-    seq = np.empty(longest, dtype=np.int64)
-    stamp = 1
-    for j in range(n):
-        p = pairs[j]
-        a = codes_a[off_a[p] : off_a[p + 1]]
-        b = codes_b[off_b[p] : off_b[p + 1]]
-        la, lb = a.shape[0], b.shape[0]
-        if la == 0 or lb == 0:
-            out[j, 0] = np.nan
-            out[j, 1] = np.nan
-            continue
-        seq[:la] = a
-        seq[la : la + lb] = b
-        stamp = _gram_ids(seq[: la + lb], la, order, ids, keys, table, stamp)
-        out[j, 0] = _cross_entropy(ids, joint, 0, la, la, la + lb, order, alphabet_size)
-        out[j, 1] = _cross_entropy(ids, joint, la, la + lb, 0, la, order, alphabet_size)
+    # work space sized for the batch's longest texts, reused by every pair; a group of one
+    # pair needs no substring kept past its order, so one table serves every order there
+    la_max, lb_max, longest, single_size, shared_size = 1, 1, 1, 1, 1
+    for g in range(starts.shape[0] - 1):
+        la = offsets[anchors[starts[g]] + 1] - offsets[anchors[starts[g]]]
+        la_max = max(la_max, la)
+        for j in range(starts[g], starts[g + 1]):
+            lb = offsets[others[j] + 1] - offsets[others[j]]
+            lb_max = max(lb_max, lb)
+            longest = max(longest, la + lb)
+            if starts[g + 1] - starts[g] == 1:
+                single_size = max(single_size, _table_size(la + lb))
+            else:
+                shared_size = max(shared_size, _table_size(la + lb))
+    single_table = np.zeros((single_size, 3), dtype=np.int64)
+    tables = np.zeros((order + 2, shared_size, 3), dtype=np.int64)
+    ids_a = np.empty((order + 2, la_max), dtype=np.int64)
+    ids_b = np.empty((order + 2, lb_max), dtype=np.int64)
+    keys = np.empty(max(la_max, lb_max), dtype=np.int64)
+    joint_a = np.zeros((order + 1, longest), dtype=np.int64)
+    joint_shared = np.zeros((order + 1, longest if shared_size > 1 else 1), dtype=np.int64)
+    n_kept = np.zeros(order + 2, dtype=np.int64)
+    kept = np.zeros(order + 2, dtype=np.int64)
+    stamp = 0
+    for g in range(starts.shape[0] - 1):
+        t = anchors[starts[g]]
+        a = codes[offsets[t] : offsets[t + 1]]
+        la = a.shape[0]
+        # tables sized for the group: the smaller, the more of them stays in cache
+        size = 1
+        for j in range(starts[g], starts[g + 1]):
+            size = max(size, _table_size(la + offsets[others[j] + 1] - offsets[others[j]]))
+        single = starts[g + 1] - starts[g] == 1
+        u = others[starts[g]]
+        b = codes[offsets[u] : offsets[u + 1]]
+        for k in range(1, order + 2):
+            table = single_table[:size] if single else tables[k, :size]
+            stamp += 1
+            kept[k] = stamp
+            n_kept[k] = _order_ids(a, k, ids_a, keys, table, stamp, -1, 0)
+            if single:
+                stamp += 1
+                _order_ids(b, k, ids_b, keys, table, stamp, kept[k], n_kept[k])
+        # a shared anchor's counts stay for its group; a pair alone counts its two texts in
+        # turn in one array, half the memory to keep in cache
+        if not single:
+            _count(ids_a, la, order, joint_a)
+        joint_b = joint_a if single else joint_shared
+        for j in range(starts[g], starts[g + 1]):
+            u = others[j]
+            b = codes[offsets[u] : offsets[u + 1]]
+            lb = b.shape[0]
+            if la == 0 or lb == 0:
+                out[j, 0] = np.nan
+                out[j, 1] = np.nan
+                continue
+            if single:
+                _count(ids_a, la, order, joint_a)
+            else:
+                stamp += 1
+                for k in range(1, order + 2):
+                    _order_ids(b, k, ids_b, keys, tables[k, :size], stamp, kept[k], n_kept[k])
+            out[j, 0] = _cross_entropy(ids_a, la, joint_a, ids_b, lb, order, alphabet_size)
+            if single:
+                _clear(ids_a, la, order, joint_a)
+            _count(ids_b, lb, order, joint_b)
+            out[j, 1] = _cross_entropy(ids_b, lb, joint_b, ids_a, la, order, alphabet_size)
+            _clear(ids_b, lb, order, joint_b)
+        if not single:
+            _clear(ids_a, la, order, joint_a)
     return out
 
 
@@ -211,23 +277,47 @@ def ppm_cross_entropies(
     if order < 0 or alphabet_size < 1:
         raise ValueError(f"need order >= 0 and alphabet_size >= 1, got {order}, {alphabet_size}")
     n = len(texts_a)
-    # encoded once, here: encoding holds the GIL, so inside the threads it would serialise them
-    codes_a, off_a = encode_texts(list(texts_a))
-    codes_b, off_b = encode_texts(list(texts_b))
+    if n == 0:
+        return np.empty((0, 2), dtype=np.float64)
+    # each distinct text encoded once, here: encoding holds the GIL, so inside the threads it
+    # would serialise them
+    index: dict[str, int] = {}
+    ia = np.array([index.setdefault(t, len(index)) for t in texts_a], dtype=np.int64)
+    ib = np.array([index.setdefault(t, len(index)) for t in texts_b], dtype=np.int64)
+    codes, offsets = encode_texts(list(index))
+    lengths = np.diff(offsets)
+    # a pair's anchor is whichever of its texts more pairs share, so that attribution (every
+    # unknown text against every candidate's profile) computes each profile's ids once
+    uses = np.bincount(np.concatenate((ia, ib)), minlength=len(index))
+    swap = uses[ib] > uses[ia]
+    anchors, others = np.where(swap, ib, ia), np.where(swap, ia, ib)
     n_threads = effective_n_jobs(n_jobs)
     k = max(1, min(n, 4 * n_threads)) if n_threads > 1 else 1
-    # round-robin batches balance long and short pairs across threads
-    batches = [np.arange(i, n, k, dtype=np.int64) for i in range(k)]
+    # groups of pairs with one anchor, cut so that every thread gets a share, the dearest
+    # first, dealt round-robin
+    by_anchor = np.argsort(anchors, kind="stable")
+    cuts = np.flatnonzero(np.diff(anchors[by_anchor])) + 1
+    piece = -(-n // k)
+    pieces = [p[i : i + piece] for p in np.split(by_anchor, cuts) for i in range(0, len(p), piece)]
+    cost = [int(lengths[anchors[p]].sum() + lengths[others[p]].sum()) for p in pieces]
+    pieces = [pieces[i] for i in np.argsort(cost, kind="stable")[::-1]]
+    batches = [pieces[i::k] for i in range(k)]
 
-    def run(pairs):
-        return _pairs_kernel(codes_a, off_a, codes_b, off_b, pairs, int(order), int(alphabet_size))
+    def run(batch):
+        pairs = np.concatenate(batch)
+        starts = np.cumsum([0] + [len(p) for p in batch])
+        got = _groups_kernel(
+            codes, offsets, anchors[pairs], others[pairs], starts, int(order), int(alphabet_size)
+        )
+        return pairs, got
 
     if k == 1:
-        return run(batches[0])
-    # a plain thread pool: joblib's per-call set-up cost ~25 ms here, a tenth of a PAN15 run
-    with ThreadPoolExecutor(min(n_threads, k)) as pool:
-        parts = list(pool.map(run, batches))
+        parts = [run(batches[0])]
+    else:
+        # a plain thread pool: joblib's per-call set-up costs ~25 ms, a tenth of a PAN15 run
+        with ThreadPoolExecutor(min(n_threads, k)) as pool:
+            parts = list(pool.map(run, [b for b in batches if b]))
     out = np.empty((n, 2), dtype=np.float64)
-    for pairs, part in zip(batches, parts, strict=True):
-        out[pairs] = part
+    for pairs, got in parts:
+        out[pairs] = np.where(swap[pairs, None], got[:, ::-1], got)
     return out

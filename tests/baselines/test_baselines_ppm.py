@@ -64,3 +64,21 @@ def test_empty_text_is_nan_not_a_crash():
 def test_mismatched_lengths_raise():
     with pytest.raises(ValueError, match="1 texts_a but 2 texts_b"):
         ppm_cross_entropies(["a"], ["a", "b"])
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(texts, min_size=1, max_size=4),
+    st.lists(texts, min_size=1, max_size=5),
+    st.integers(0, 6),
+)
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_pairs_sharing_texts_equal_the_reference(n_jobs, known, unknown, order):
+    # every unknown text against every known one, both ways round: each text is the anchor of
+    # its pairs, whose ids and counts are shared, on one side or the other
+    a = [k for u in unknown for k in known] + unknown
+    b = [u for u in unknown for _ in known] + [known[0]] * len(unknown)
+    got = ppm_cross_entropies(a, b, order=order, n_jobs=n_jobs)
+    for i in range(len(a)):
+        assert got[i, 0] == ppm_cross_entropy_reference(a[i], b[i], order)
+        assert got[i, 1] == ppm_cross_entropy_reference(b[i], a[i], order)
