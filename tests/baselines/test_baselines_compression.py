@@ -30,6 +30,32 @@ def test_threads_give_the_same_numbers(monkeypatch):
         assert np.array_equal(one, compression_measures(a, b, m, n_jobs=2))
 
 
+def test_xent_pairs_sharing_texts_equal_one_fresh_compressor_each(monkeypatch):
+    # attribution pairs every unknown text with every candidate: the measures are grouped by
+    # their dictionary text, each group compressed with one compressor
+    import zstandard
+
+    import baselines.compression as compression
+
+    monkeypatch.setattr(compression, "_MEMO", {})
+    known, unknown = [A, B, A + B], [B[:90], A[:70], "x" * 50, A[:70]]
+    a = [k for u in unknown for k in known]
+    b = [u for u in unknown for _ in known]
+    got = compression_measures(a, b, "xent", n_jobs=2)
+    for i, (x, y) in enumerate(zip(a, b)):
+        for j, (ref, text) in enumerate(((x, y), (y, x))):
+            cctx = zstandard.ZstdCompressor(
+                level=9,
+                dict_data=zstandard.ZstdCompressionDict(
+                    ref.encode(), dict_type=zstandard.DICT_TYPE_RAWCONTENT
+                ),
+                write_checksum=False,
+                write_content_size=False,
+                write_dict_id=False,
+            )
+            assert got[i, j] == 8.0 * len(cctx.compress(text.encode())) / len(text)
+
+
 @pytest.mark.parametrize("measure", MEASURES)
 def test_verifier_on_synthetic_pairs(measure):
     train, test = synthetic_pairs(40, seed=0), synthetic_pairs(30, seed=1)
