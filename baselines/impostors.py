@@ -12,7 +12,7 @@ Algorithm, for one problem (known profile K, unknown text U) and a pool of impos
    character ``n``-grams (vocabulary learnt at ``fit``); a problem with several known texts
    uses the mean of their vectors (the author's profile).
 2. Candidates: the ``n_candidates`` pool texts most similar to U (min-max similarity on all
-   features, ``stylo.features.pairwise_minmax``), excluding any pool text identical to one
+   features, ``stylo.features.nearest_minmax``), excluding any pool text identical to one
    of the problem's own texts.
 3. For ``n_iter`` iterations, keep a random ``feature_fraction`` of the features and a random
    ``n_impostors`` of the candidates; the iteration is a win if sim(K, U) beats the similarity
@@ -58,7 +58,7 @@ import scipy.sparse as sp
 from baselines._features import make_counter, relative_frequencies
 from baselines.calibration import ScoreCalibrator
 from stylo.corpus import Corpus, PairSet
-from stylo.features import pairwise_minmax
+from stylo.features import nearest_minmax
 from stylo.progress import advance
 from stylo.text_input import has_text
 from stylo.verifier import NO_ANSWER, Verifier, training_pairs
@@ -470,10 +470,9 @@ class GeneralImpostors(Verifier):
         Similarities are computed once per distinct query row: attribution problems repeat one
         candidate's profile for every unknown text, and one unknown for every candidate."""
         distinct, inverse = np.unique(q_rows, return_inverse=True)
-        sim = pairwise_minmax(rows[distinct], pool_x, n_jobs=self.n_jobs)
         # k + the most own texts of any problem always leaves k others
-        width = min(sim.shape[1], k + max(map(len, own)))
-        top = np.argsort(-sim, axis=1, kind="stable")[:, :width]
+        width = min(pool_x.shape[0], k + max(map(len, own)))
+        top = nearest_minmax(rows[distinct], pool_x, width, n_jobs=self.n_jobs)
         cand = np.empty((len(q_rows), k), dtype=np.int64)
         for p, d in enumerate(inverse):
             cand[p] = [r for r in top[d] if r not in own[p]][:k]

@@ -13,6 +13,7 @@ from stylo.features.delta import (
     pairwise_delta,
 )
 from stylo.features.distances import (
+    nearest_minmax,
     paired_cosine,
     paired_manhattan,
     paired_minmax,
@@ -40,6 +41,7 @@ __all__ = [
     "EderDelta",
     "CosineDelta",
     "get_delta",
+    "nearest_minmax",
     "paired_cosine",
     "paired_delta",
     "paired_manhattan",

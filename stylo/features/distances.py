@@ -4,6 +4,7 @@ Sparse kernels (CSR input, any numeric dtype, computed in float64):
 
 * ``paired_*(X, Y)`` compares row i of X with row i of Y -> shape (n,).
 * ``pairwise_*(X, Y)`` compares every row of X with every row of Y -> shape (n_x, n_y).
+* ``nearest_minmax(X, Y, k)``: the k rows of Y most similar to each row of X -> (n_x, k).
 
 ``minmax`` is the Ruzicka (min-max) SIMILARITY ``sum_j min(x_j, y_j) / sum_j max(x_j, y_j)``
 for non-negative vectors (negative entries raise ``ValueError``); it is defined as 0 when both
@@ -36,6 +37,7 @@ __all__ = [
     "pairwise_minmax",
     "pairwise_cosine",
     "pairwise_manhattan",
+    "nearest_minmax",
 ]
 
 _MINMAX, _COSINE, _MANHATTAN, _DOT = 0, 1, 2, 3
@@ -155,9 +157,10 @@ def _check(kind, X, Y, paired):
     return X, Y
 
 
-def _run(kind, X, Y, paired, n_jobs, skip=None):
+def _run(kind, X, Y, paired, n_jobs, skip=None, select=None, block_rows=None):
     """The kernel of ``kind`` on checked CSR float64 ``X``, ``Y`` (all-vs-all ignores the
-    columns where the boolean array ``skip`` is true)."""
+    columns where the boolean array ``skip`` is true). With ``select``, each block of at most
+    ``block_rows`` x rows is passed through it, and only what it returns is kept."""
     xs = _row_stats(X.data, X.indptr)
     ys = _row_stats(Y.data, Y.indptr)
     if paired:
@@ -170,10 +173,14 @@ def _run(kind, X, Y, paired, n_jobs, skip=None):
         fn, y_arrays = _pairwise_block, (Yc.data, Yc.indices, Yc.indptr, Y.shape[0], skip)
     n = X.shape[0]
     n_jobs = effective_n_jobs(n_jobs)
-    bounds = np.linspace(0, n, min(n, 4 * n_jobs) + 1 if n else 2).astype(np.int64)
+    n_blocks = min(n, 4 * n_jobs)
+    if block_rows:
+        n_blocks = max(n_blocks, -(-n // block_rows))
+    bounds = np.linspace(0, n, n_blocks + 1 if n else 2).astype(np.int64)
 
     def block(i):
-        return fn(kind, X.data, X.indices, X.indptr, *y_arrays, bounds[i], bounds[i + 1], xs, ys)
+        got = fn(kind, X.data, X.indices, X.indptr, *y_arrays, bounds[i], bounds[i + 1], xs, ys)
+        return got if select is None else select(got)
 
     if n_jobs == 1:
         parts = [block(i) for i in range(len(bounds) - 1)]
@@ -183,6 +190,25 @@ def _run(kind, X, Y, paired, n_jobs, skip=None):
     if not parts:
         return np.zeros(0) if paired else np.zeros((0, Y.shape[0]))
     return np.concatenate(parts, axis=0)
+
+
+def _top_columns(sim: np.ndarray, k: int) -> np.ndarray:
+    """The first ``k`` columns of ``np.argsort(-sim, axis=1, kind="stable")`` (largest first,
+    ties: lower column), found by a partition rather than a sort of every row."""
+    if k >= sim.shape[1]:
+        return np.argsort(-sim, axis=1, kind="stable")[:, :k]
+    neg = -sim
+    kth = np.partition(neg, k - 1, axis=1)[:, k - 1]
+    out = np.empty((sim.shape[0], k), dtype=np.int64)
+    for i in range(sim.shape[0]):
+        # every value up to the k-th smallest, ties at it included, then sorted stably
+        idx = np.flatnonzero(neg[i] <= kth[i])
+        out[i] = idx[np.argsort(neg[i, idx], kind="stable")[:k]]
+    return out
+
+
+#: rows of X whose similarities to Y ``nearest_minmax`` holds at a time
+_NEAREST_BLOCK = 256
 
 
 def paired_minmax(X, Y, n_jobs=None):
@@ -203,6 +229,29 @@ def paired_manhattan(X, Y, n_jobs=None):
 def pairwise_minmax(X, Y, n_jobs=None):
     """Ruzicka similarity of every row of X with every row of Y, shape (n_x, n_y)."""
     return _run(_MINMAX, *_check(_MINMAX, X, Y, False), False, n_jobs)
+
+
+def nearest_minmax(X, Y, k, n_jobs=None):
+    """Row numbers of the ``k`` rows of Y most similar (Ruzicka) to each row of X, most similar
+    first, ties broken by the lower row: shape (n_x, min(k, n_y)), int64.
+
+    Equal to the first k columns of ``np.argsort(-pairwise_minmax(X, Y), axis=1,
+    kind="stable")``, with X's rows taken in blocks, so that memory is one block's
+    similarities (not n_x x n_y) and each row's choice is a partition, linear in n_y.
+    """
+    X, Y = _check(_MINMAX, X, Y, False)
+    k = min(int(k), Y.shape[0])
+    if k < 1 or X.shape[0] == 0:
+        return np.zeros((X.shape[0], max(k, 0)), dtype=np.int64)
+    return _run(
+        _MINMAX,
+        X,
+        Y,
+        False,
+        n_jobs,
+        select=lambda sim: _top_columns(sim, k),
+        block_rows=_NEAREST_BLOCK,
+    )
 
 
 def pairwise_cosine(X, Y, n_jobs=None):

@@ -9,9 +9,11 @@ from hypothesis.extra.numpy import arrays
 from sklearn.metrics.pairwise import cosine_similarity, manhattan_distances
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from stylo.features import distances
 from stylo.features._reference import delta, row_similarity, z_scores
 from stylo.features.delta import DeltaScaler, paired_delta, pairwise_delta
 from stylo.features.distances import (
+    nearest_minmax,
     paired_cosine,
     paired_manhattan,
     paired_minmax,
@@ -55,6 +57,29 @@ def test_pairwise_and_paired_agree_with_reference(pair, kind, n_jobs):
     m = min(A.shape[0], B.shape[0])
     paired = PAIRED[kind](sp.csr_matrix(A[:m]), B[:m].astype(float), n_jobs=n_jobs)
     np.testing.assert_allclose(paired, np.diag(ref[:m, :m]), rtol=1e-12, atol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(pair=counts, k=st.integers(1, 7), n_jobs=st.sampled_from([1, 2]), block=st.integers(1, 3))
+def test_nearest_minmax_is_the_stable_argsort_of_the_similarities(pair, k, n_jobs, block):
+    # small counts make many ties: the lower row must come first, as a stable sort has it
+    A, B = pair
+    old = distances._NEAREST_BLOCK
+    distances._NEAREST_BLOCK = block  # several blocks even for a handful of rows
+    try:
+        got = nearest_minmax(sp.csr_matrix(A), sp.csr_matrix(B), k, n_jobs=n_jobs)
+    finally:
+        distances._NEAREST_BLOCK = old
+    sim = pairwise_minmax(sp.csr_matrix(A), sp.csr_matrix(B))
+    want = np.argsort(-sim, axis=1, kind="stable")[:, : min(k, B.shape[0])]
+    assert got.dtype == np.int64 and got.shape == (A.shape[0], min(k, B.shape[0]))
+    assert np.array_equal(got, want)
+
+
+def test_top_columns_keeps_the_lower_of_tied_columns():
+    sim = np.array([[0.5, 0.9, 0.5, 0.5, 0.1], [0.0, 0.0, 0.0, 0.0, 0.0]])
+    assert distances._top_columns(sim, 2).tolist() == [[1, 0], [0, 1]]
+    assert distances._top_columns(sim, 3).tolist() == [[1, 0, 2], [0, 1, 2]]
 
 
 def test_against_sklearn_on_real_valued_rows():
