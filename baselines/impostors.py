@@ -440,10 +440,11 @@ class GeneralImpostors(Verifier):
         # float32 rows: a 10,000-feature mask row stays in L1 cache
         mask = np.ascontiguousarray(mask_t.T, dtype=np.float32)
         done = 0
+        directions = ((unknown_rows, profile_rows), (profile_rows, unknown_rows))
         with _NumbaThreads(self.n_jobs):
             sums = _masked_sums(csr[0], csr[1], csr[2], mask_t)
-            for q_rows, t_rows in ((unknown_rows, profile_rows), (profile_rows, unknown_rows)):
-                cand = self._candidates(rows, q_rows, pool_x, own, k)
+            candidates = self._candidates(rows, [q for q, _ in directions], pool_x, own, k)
+            for (q_rows, t_rows), cand in zip(directions, candidates, strict=True):
                 # problems are independent: the kernel runs on slices so that progress can be
                 # told between them (PAN19 attribution is 36,459 problems)
                 for at in range(0, n_prob, _PROGRESS_CHUNK):
@@ -459,24 +460,29 @@ class GeneralImpostors(Verifier):
     def _candidates(
         self,
         rows: sp.csr_matrix,
-        q_rows: np.ndarray,
+        q_rows_of: list[np.ndarray],
         pool_x: sp.csr_matrix,
         own: list[set[int]],
         k: int,
-    ) -> np.ndarray:
-        """(n_prob, k) pool rows most similar to each problem's query row, most similar first
-        (ties: lower row), leaving out the problem's own texts.
+    ) -> list[np.ndarray]:
+        """For each array of query rows (one per direction), (n_prob, k) pool rows most
+        similar to each problem's query row, most similar first (ties: lower row), leaving out
+        the problem's own texts.
 
-        Similarities are computed once per distinct query row: attribution problems repeat one
-        candidate's profile for every unknown text, and one unknown for every candidate."""
-        distinct, inverse = np.unique(q_rows, return_inverse=True)
+        Similarities are computed once per distinct query row, for both directions in one call
+        (the pool's inverted index is built once): attribution problems repeat one candidate's
+        profile for every unknown text, and one unknown for every candidate."""
+        distinct, inverse = np.unique(np.concatenate(q_rows_of), return_inverse=True)
         # k + the most own texts of any problem always leaves k others
         width = min(pool_x.shape[0], k + max(map(len, own)))
         top = nearest_minmax(rows[distinct], pool_x, width, n_jobs=self.n_jobs)
-        cand = np.empty((len(q_rows), k), dtype=np.int64)
-        for p, d in enumerate(inverse):
-            cand[p] = [r for r in top[d] if r not in own[p]][:k]
-        return cand
+        out = []
+        for q_rows, at in zip(q_rows_of, np.cumsum([0] + [len(q) for q in q_rows_of])):
+            cand = np.empty((len(q_rows), k), dtype=np.int64)
+            for p, d in enumerate(inverse[at : at + len(q_rows)]):
+                cand[p] = [r for r in top[d] if r not in own[p]][:k]
+            out.append(cand)
+        return out
 
     def _frequencies(self, texts: list[str]) -> sp.csr_matrix:
         if not texts:
