@@ -9,11 +9,14 @@ u' of u (u itself first) that was followed by c in X, and 1 / alphabet_size if n
 are no escape probabilities: this is back-off, not full PPM blending. The cross-entropy of Y
 under the model of X is the mean of -log2 p over the characters of Y, in bits per character.
 
-The fast kernel gives every substring of length 1..order+1 of X and Y an exact integer id (a
-hash table on exact keys, so no collision can merge two substrings), counts ids over X and
-looks them up for Y, both directions in one pass over a pair. Pairs that share a text (an
-attribution problem's candidates and unknown texts) share its ids and counts; batches of
-pairs run in threads.
+The fast kernel gives every substring of length 1..order+1 of one text of a pair (its
+*anchor*) an exact integer id (a hash table on exact keys, so no collision can merge two
+substrings) and looks the other text's substrings up among them. Both directions need the
+counts of the substrings the two texts share, and nothing else: in either model, a
+substring of the other text that the anchor lacks only ever needs a count of zero, so all
+of them share one id per length, and a substring that extends one of them is not looked up
+at all. Pairs that share a text (an attribution problem's candidates and unknown texts)
+share its ids and counts; batches of pairs run in threads.
 """
 
 from __future__ import annotations
@@ -69,20 +72,32 @@ def encode_texts(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
 
 #: bits of a code point in a key (Unicode's last code point, U+10FFFF, needs 21)
 _CHAR_BITS = 21
+#: counts below this have their log2 ratios tabulated (a 32 KB table)
+_SMALL = 64
 
 
 @numba.njit(cache=True)
-def _dense_ids(keys, table, out, stamp: int, kept: int, next_id: int) -> int:
-    """``out[i]``: id of each non-negative key of ``keys``; -1 stays -1. Keys entered under
-    stamp ``kept`` keep their ids; any other key gets the next free id (``next_id``, then
-    up) and is entered under ``stamp``. Returns the next free id.
+def _log_table() -> np.ndarray:
+    """``logs[t * _SMALL + h] = log2(h / t)`` for 1 <= h <= t < _SMALL, computed by the same
+    expression as the kernel's so that a lookup gives the very same bits. Two thirds of a
+    cross-entropy's positions back off to a context seen fewer than 64 times, and one
+    ``log2`` costs more than the rest of such a position's work."""
+    logs = np.zeros(_SMALL * _SMALL)
+    for t in range(1, _SMALL):
+        for h in range(1, t + 1):
+            logs[t * _SMALL + h] = math.log2(h / t)
+    return logs
+
+
+@numba.njit(cache=True)
+def _dense_ids(keys, table, out, stamp: int) -> int:
+    """``out[i]``: id of each non-negative key of ``keys`` (0, 1, ... in order of first
+    occurrence); -1 stays -1. Returns the number of distinct keys.
 
     Open addressing on the full 64-bit key (Fibonacci hashing, linear probing): keys are
     compared exactly, so distinct keys never share an id. ``table`` (2^b >= 2 len(keys), 3)
     holds each slot's key, id and stamp side by side (one cache line a probe); a slot counts
-    as filled only under ``stamp`` or ``kept``, so the table is reused without being
-    cleared. The kept keys were entered while no other slot was filled, so a probe for one
-    of them meets kept slots only, and the keys entered later fill slots around them.
+    as filled only under ``stamp``, so the table is reused without being cleared.
     """
     n = keys.shape[0]
     size = table.shape[0]
@@ -91,9 +106,7 @@ def _dense_ids(keys, table, out, stamp: int, kept: int, next_id: int) -> int:
         bits += 1
     mask = size - 1
     shift = np.uint64(64 - bits)
-    # with nothing kept, both tests compare with the stamp: measurably faster (about 15 % of
-    # the id passes) than a test against -1 that can never be true
-    other = kept if kept >= 0 else stamp
+    next_id = 0
     for i in range(n):
         key = keys[i]
         if key < 0:
@@ -101,8 +114,7 @@ def _dense_ids(keys, table, out, stamp: int, kept: int, next_id: int) -> int:
             continue
         h = np.int64((np.uint64(key) * np.uint64(11400714819323198485)) >> shift)
         while True:
-            filled = table[h, 2]
-            if filled != stamp and filled != other:
+            if table[h, 2] != stamp:
                 table[h, 0] = key
                 table[h, 1] = next_id
                 table[h, 2] = stamp
@@ -117,11 +129,11 @@ def _dense_ids(keys, table, out, stamp: int, kept: int, next_id: int) -> int:
 
 
 @numba.njit(cache=True)
-def _order_ids(seq, k: int, ids, keys, table, stamp: int, kept: int, first: int) -> int:
+def _order_ids(seq, k: int, ids, keys, table, stamp: int) -> int:
     """Fill ``ids[k, :n]`` (n = len(seq)) from ``ids[k - 1]``: id of the substring of length k
     ending at (and including) position i of ``seq``; -1 where it would start before the
-    text. Substrings entered in ``table`` under ``kept`` keep their ids, the others are
-    entered under ``stamp`` with ids from ``first`` up. Returns the next free id."""
+    text. The substrings are entered in ``table`` under ``stamp``. Returns how many distinct
+    substrings there are."""
     n = seq.shape[0]
     for i in range(n):
         if k == 1:
@@ -130,7 +142,44 @@ def _order_ids(seq, k: int, ids, keys, table, stamp: int, kept: int, first: int)
             keys[i] = (ids[k - 1, i - 1] << _CHAR_BITS) | seq[i]
         else:
             keys[i] = -1
-    return _dense_ids(keys[:n], table, ids[k, :n], stamp, kept, first)
+    return _dense_ids(keys[:n], table, ids[k, :n], stamp)
+
+
+@numba.njit(cache=True)
+def _lookup_ids(seq, k: int, ids, table, stamp: int, novel: int, novel_prev: int) -> None:
+    """Fill ``ids[k, :n]`` (n = len(seq)) from ``ids[k - 1]``: the id the substring of length
+    k ending at position i of ``seq`` has among the entries of ``table`` under ``stamp``
+    (``_order_ids``), ``novel`` if it is not among them, -1 where it would start before the
+    text. Looks up, never enters: a substring whose prefix got ``novel_prev`` gets ``novel``
+    without a probe (at the longest orders most of them)."""
+    n = seq.shape[0]
+    size = table.shape[0]
+    bits = 0
+    while (1 << bits) < size:
+        bits += 1
+    mask = size - 1
+    shift = np.uint64(64 - bits)
+    for i in range(n):
+        if i - k + 1 < 0:
+            ids[k, i] = -1
+            continue
+        if k == 1:
+            key = np.int64(seq[i])
+        else:
+            prev = ids[k - 1, i - 1]
+            if prev == novel_prev:
+                ids[k, i] = novel
+                continue
+            key = (prev << _CHAR_BITS) | np.int64(seq[i])
+        h = np.int64((np.uint64(key) * np.uint64(11400714819323198485)) >> shift)
+        while True:
+            if table[h, 2] != stamp:
+                ids[k, i] = novel
+                break
+            if table[h, 0] == key:
+                ids[k, i] = table[h, 1]
+                break
+            h = (h + 1) & mask
 
 
 @numba.njit(cache=True)
@@ -151,28 +200,39 @@ def _clear(ids, n: int, order: int, joint) -> None:
 
 
 @numba.njit(cache=True)
-def _cross_entropy(model_ids, n_model: int, joint, ids, n: int, order: int, alphabet_size):
+def _cross_entropy(model_ids, n_model: int, joint, ids, n: int, order: int, alphabet_size, logs):
     """Bits per character of the text of ``ids[:, :n]`` under the model text of
-    ``model_ids[:, :n_model]``, whose substrings ``joint`` counts (``_count``).
+    ``model_ids[:, :n_model]``, whose substrings ``joint`` counts (``_count``); ``logs`` is
+    ``_log_table()``.
 
     A context of length k >= 1 occurs followed by a character exactly where it occurs as a
     length-k substring, except at the model text's last position: its count is
     ``joint[k - 1]`` of the same id, less one if it ends the text. The context of length 0
-    occurs n_model times."""
+    occurs n_model times. If the model has the substring of length k + 1 ending at i, it has
+    its prefix ending at i - 1, so the back-off at i starts at most one order above where the
+    one at i - 1 stopped: the orders it skips would all have found nothing."""
     bits = 0.0
+    unseen = math.log2(1.0 / alphabet_size)
+    last = order
     for i in range(n):
-        p = 1.0 / alphabet_size
-        for k in range(min(i, order), -1, -1):
+        lp = unseen
+        top = min(i, order, last + 1)
+        last = -1
+        for k in range(top, -1, -1):
             hits = joint[k, ids[k + 1, i]]
             if hits > 0:
+                last = k
                 if k == 0:
                     total = n_model
                 else:
                     ctx = ids[k, i - 1]
                     total = joint[k - 1, ctx] - (1 if model_ids[k, n_model - 1] == ctx else 0)
-                p = hits / total
+                if total < _SMALL:
+                    lp = logs[total * _SMALL + hits]
+                else:
+                    lp = math.log2(hits / total)
                 break
-        bits -= math.log2(p)
+        bits -= lp
     return bits / n
 
 
@@ -194,29 +254,30 @@ def _groups_kernel(codes, offsets, anchors, others, starts, order, alphabet_size
     out = np.empty((n, 2), dtype=np.float64)
     # work space sized for the batch's longest texts, reused by every pair; a group of one
     # pair needs no substring kept past its order, so one table serves every order there.
-    # Tables sized for the batch's longest pair, not for each pair: the probes a fuller table
+    # Tables sized for the batch's longest anchor, not for each: the probes a fuller table
     # costs outweigh the cache a smaller one saves (10 % of the kernel on short blog pairs)
-    la_max, lb_max, longest, longest_single, longest_shared = 1, 1, 1, 0, 0
+    la_max, lb_max, la_single, la_shared = 1, 1, 0, 0
     for g in range(starts.shape[0] - 1):
         la = offsets[anchors[starts[g]] + 1] - offsets[anchors[starts[g]]]
         la_max = max(la_max, la)
+        if starts[g + 1] - starts[g] == 1:
+            la_single = max(la_single, la)
+        else:
+            la_shared = max(la_shared, la)
         for j in range(starts[g], starts[g + 1]):
-            lb = offsets[others[j] + 1] - offsets[others[j]]
-            lb_max = max(lb_max, lb)
-            longest = max(longest, la + lb)
-            if starts[g + 1] - starts[g] == 1:
-                longest_single = max(longest_single, la + lb)
-            else:
-                longest_shared = max(longest_shared, la + lb)
-    single_table = np.zeros((_table_size(longest_single), 3), dtype=np.int64)
-    tables = np.zeros((order + 2, _table_size(longest_shared), 3), dtype=np.int64)
+            lb_max = max(lb_max, offsets[others[j] + 1] - offsets[others[j]])
+    single_table = np.zeros((_table_size(la_single), 3), dtype=np.int64)
+    tables = np.zeros((order + 2, _table_size(la_shared), 3), dtype=np.int64)
     ids_a = np.empty((order + 2, la_max), dtype=np.int64)
     ids_b = np.empty((order + 2, lb_max), dtype=np.int64)
-    keys = np.empty(max(la_max, lb_max), dtype=np.int64)
-    joint_a = np.zeros((order + 1, longest), dtype=np.int64)
-    joint_shared = np.zeros((order + 1, longest if longest_shared else 1), dtype=np.int64)
-    n_kept = np.zeros(order + 2, dtype=np.int64)
-    kept = np.zeros(order + 2, dtype=np.int64)
+    keys = np.empty(la_max, dtype=np.int64)
+    # the other text's substrings that the anchor lacks all share the id n_a[k], one past
+    # the anchor's, so that every count either model reads has an id <= la_max
+    joint_a = np.zeros((order + 1, la_max + 1), dtype=np.int64)
+    joint_shared = np.zeros((order + 1, la_max + 1 if la_shared else 1), dtype=np.int64)
+    n_a = np.zeros(order + 2, dtype=np.int64)
+    stamps = np.zeros(order + 2, dtype=np.int64)
+    logs = _log_table()
     stamp = 0
     for g in range(starts.shape[0] - 1):
         t = anchors[starts[g]]
@@ -228,11 +289,10 @@ def _groups_kernel(codes, offsets, anchors, others, starts, order, alphabet_size
         for k in range(1, order + 2):
             table = single_table if single else tables[k]
             stamp += 1
-            kept[k] = stamp
-            n_kept[k] = _order_ids(a, k, ids_a, keys, table, stamp, -1, 0)
+            stamps[k] = stamp
+            n_a[k] = _order_ids(a, k, ids_a, keys, table, stamp)
             if single:
-                stamp += 1
-                _order_ids(b, k, ids_b, keys, table, stamp, kept[k], n_kept[k])
+                _lookup_ids(b, k, ids_b, table, stamp, n_a[k], n_a[k - 1])
         # a shared anchor's counts stay for its group; a pair alone counts its two texts in
         # turn in one array, half the memory to keep in cache
         if not single:
@@ -249,15 +309,17 @@ def _groups_kernel(codes, offsets, anchors, others, starts, order, alphabet_size
             if single:
                 _count(ids_a, la, order, joint_a)
             else:
-                stamp += 1
                 for k in range(1, order + 2):
-                    _order_ids(b, k, ids_b, keys, tables[k], stamp, kept[k], n_kept[k])
-            out[j, 0] = _cross_entropy(ids_a, la, joint_a, ids_b, lb, order, alphabet_size)
+                    _lookup_ids(b, k, ids_b, tables[k], stamps[k], n_a[k], n_a[k - 1])
+            out[j, 0] = _cross_entropy(ids_a, la, joint_a, ids_b, lb, order, alphabet_size, logs)
             if single:
                 _clear(ids_a, la, order, joint_a)
             _count(ids_b, lb, order, joint_b)
-            out[j, 1] = _cross_entropy(ids_b, lb, joint_b, ids_a, la, order, alphabet_size)
-            _clear(ids_b, lb, order, joint_b)
+            out[j, 1] = _cross_entropy(ids_b, lb, joint_b, ids_a, la, order, alphabet_size, logs)
+            # every id of the other text is <= n_a[k]: one contiguous run to clear per order,
+            # cheaper than following its ids
+            for k in range(order + 1):
+                joint_b[k, : n_a[k + 1] + 1] = 0
         if not single:
             _clear(ids_a, la, order, joint_a)
     return out

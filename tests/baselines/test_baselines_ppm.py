@@ -82,3 +82,19 @@ def test_pairs_sharing_texts_equal_the_reference(n_jobs, known, unknown, order):
     for i in range(len(a)):
         assert got[i, 0] == ppm_cross_entropy_reference(a[i], b[i], order)
         assert got[i, 1] == ppm_cross_entropy_reference(b[i], a[i], order)
+
+
+# long texts on three letters: contexts seen 64 times and more, past the kernel's table of
+# log2 ratios, at the short orders; sparse novel substrings at the long ones
+long_texts = st.text(alphabet=st.sampled_from(list("ab ")), min_size=150, max_size=600)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(long_texts, min_size=1, max_size=3), long_texts, st.integers(0, 6))
+def test_long_texts_equal_the_reference(known, unknown, order):
+    a = known + [unknown]
+    b = [unknown] * len(known) + [known[0]]
+    got = ppm_cross_entropies(a, b, order=order)
+    for i in range(len(a)):
+        assert got[i, 0] == ppm_cross_entropy_reference(a[i], b[i], order)
+        assert got[i, 1] == ppm_cross_entropy_reference(b[i], a[i], order)
