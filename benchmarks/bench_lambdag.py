@@ -7,7 +7,9 @@ Usage::
         [--competitor-dataset pan14_av/du_essays] [--study] [--csv out.csv]
 
 Each corpus is fitted on its official training problems and scores its test problems (train ->
-test, no filtering); the time is fit + scoring, after one Numba warm-up that is not counted.
+test, no filtering); the time is fit + scoring, after one Numba warm-up that is not counted,
+taken on a quiet machine (:mod:`benchmarks.quiet`: ``--max-load``, ``--quiet-timeout``) as the
+median of ``--repeats`` runs with its min-max and the load average before and after.
 The table has AUC, c@1, AUC x c@1 (the PAN 2013-2015 final score, :mod:`stylo.metrics.pan`)
 and overall, and beside them the PAN14/15 winner and the suite's ``impostors`` and ``naive``
 from ``results/REFERENCE.md``.
@@ -35,6 +37,7 @@ import pandas as pd
 
 from baselines.lambdag import LambdaG
 from baselines.registry import make
+from benchmarks import quiet
 from benchmarks.pan_datasets import DATASETS, train_test
 from stylo.datasets import load
 from stylo.metrics.pan import evaluate_all
@@ -95,9 +98,28 @@ def run(dataset: str, seed: int) -> dict:
     }
 
 
+def timed(call, repeats: int) -> dict:
+    """``call()``'s row (deterministic figures) with ``seconds`` the median of ``repeats``
+    runs and ``min_s``/``max_s`` their spread."""
+    rows = []
+
+    def once() -> float:
+        rows.append(call())
+        return rows[-1]["seconds"]
+
+    spread = quiet.spread(quiet.alternate({"run": once}, repeats)["run"])
+    return {
+        **rows[-1],
+        "seconds": spread["median"],
+        "min_s": spread["min"],
+        "max_s": spread["max"],
+    }
+
+
 def competitor(path: Path, dataset: str, seed: int) -> dict:
     """The authors' LambdaGMethod, fitted and scored on ``dataset`` like ours."""
-    sys.path.insert(0, str(path))
+    if str(path) not in sys.path:
+        sys.path.insert(0, str(path))
     from lambdag import LambdaGMethod
 
     ours = make("lambdag", seed)
@@ -169,6 +191,7 @@ def main(argv=None) -> int:
     ap.add_argument("--competitor-dataset", default="pan14_av/du_essays")
     ap.add_argument("--study", action="store_true")
     ap.add_argument("--csv", type=Path, help="also save the table here")
+    quiet.add_arguments(ap)
     args = ap.parse_args(argv)
     if args.study:
         table = study(args.datasets, args.seed)
@@ -182,8 +205,9 @@ def main(argv=None) -> int:
             flush=True,
         )
         rows = []
+        record = quiet.LoadRecord(quiet.wait_for_quiet(args.max_load, args.quiet_timeout))
         for dataset in args.datasets:
-            rows.append(run(dataset, args.seed))
+            rows.append(timed(lambda d=dataset: run(d, args.seed), args.repeats))
             print(
                 pd.DataFrame(rows[-1:]).round(3).to_string(index=False, header=len(rows) == 1),
                 flush=True,
@@ -191,16 +215,25 @@ def main(argv=None) -> int:
         table = pd.DataFrame(rows).join(reference_figures(), on="dataset")
         print("\n" + table.round(3).to_string(index=False))
         pan14 = table[table.dataset.isin(PAN14)]
-        print(f"\nPAN14 total (fit + score, {len(pan14)} corpora): {pan14.seconds.sum():.1f} s")
+        print(
+            f"\nPAN14 total (fit + score, {len(pan14)} corpora, sum of the medians): "
+            f"{pan14.seconds.sum():.1f} s ({pan14.min_s.sum():.1f}-{pan14.max_s.sum():.1f}); "
+            f"{record.close().label()}"
+        )
         if args.competitor_path:
-            theirs = competitor(args.competitor_path, args.competitor_dataset, args.seed)
+            record = quiet.LoadRecord(quiet.wait_for_quiet(args.max_load, args.quiet_timeout))
+            theirs = timed(
+                lambda: competitor(args.competitor_path, args.competitor_dataset, args.seed),
+                args.repeats,
+            )
             ours = table[table.dataset == args.competitor_dataset]
             mine = ours.iloc[0] if len(ours) else run(args.competitor_dataset, args.seed)
             print(
                 f"\nauthors' package on {args.competitor_dataset}: "
                 f"{theirs['seconds']:.1f} s, AUC {theirs['auc']:.3f}, AUC x c@1 "
                 f"{theirs['auc_x_c@1']:.3f}; ours {mine['seconds']:.1f} s, AUC "
-                f"{mine['auc']:.3f}: {theirs['seconds'] / mine['seconds']:.0f}x faster"
+                f"{mine['auc']:.3f}: {theirs['seconds'] / mine['seconds']:.0f}x faster "
+                f"(medians of {args.repeats}; {record.close().label()})"
             )
     if args.csv:
         table.to_csv(args.csv, index=False)

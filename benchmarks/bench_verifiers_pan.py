@@ -8,7 +8,10 @@ Usage::
 Every method (a name from ``python -m baselines --list``) is fitted on the official training
 problems of a corpus and scores its test problems (train -> test, no filtering). The table has
 AUC, c@1, F1, F0.5u, 1 - Brier, overall (PAN 2021 evaluator, :mod:`stylo.metrics.pan`) and
-AUC x c@1 (the PAN 2013-2015 final score), plus fit and scoring wall times in seconds.
+AUC x c@1 (the PAN 2013-2015 final score), plus fit and scoring wall times in seconds: medians
+of ``--repeats`` cold runs (``total_min``/``total_max`` their spread), taken on a quiet machine
+(:mod:`benchmarks.quiet`: ``--max-load``, ``--quiet-timeout``; the load average before and
+after is printed).
 
 ``--pancode-csv`` takes the table written by ``bench_pancode_baselines.py --csv`` (PAN's own
 baselines run on the same pairs) and prints it beside ours, with the AUC difference of
@@ -22,10 +25,12 @@ import argparse
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from baselines.compression import CompressionVerifier, clear_memo
 from baselines.registry import make
+from benchmarks import quiet
 from benchmarks.pan_datasets import DATASETS, train_test
 from stylo.corpus import PairSet
 from stylo.features import CharNgrams, paired_cosine
@@ -79,6 +84,26 @@ def run(dataset: str, method: str, seed: int, n_jobs: int) -> dict:
     }
 
 
+def repeated(dataset: str, method: str, seed: int, n_jobs: int, repeats: int) -> dict:
+    """``run``'s row (the figures do not change between runs) with its times the medians of
+    ``repeats`` runs, and the spread of the total."""
+    rows = []
+
+    def once() -> float:
+        rows.append(run(dataset, method, seed, n_jobs))
+        return rows[-1]["total_s"]
+
+    total = quiet.spread(quiet.alternate({method: once}, repeats)[method])
+    return {
+        **rows[-1],
+        "fit_s": float(np.median([r["fit_s"] for r in rows])),
+        "score_s": float(np.median([r["score_s"] for r in rows])),
+        "total_s": total["median"],
+        "total_min": total["min"],
+        "total_max": total["max"],
+    }
+
+
 def compare(ours: pd.DataFrame, theirs: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for _, ref in theirs.iterrows():
@@ -112,12 +137,14 @@ def main(argv=None) -> int:
     ap.add_argument("--n-jobs", type=int, default=1)
     ap.add_argument("--pancode-csv", type=Path, help="bench_pancode_baselines' table")
     ap.add_argument("--csv", type=Path, help="also save the table here")
+    quiet.add_arguments(ap)
     args = ap.parse_args(argv)
     warm_up()
     rows = []
+    record = quiet.LoadRecord(quiet.wait_for_quiet(args.max_load, args.quiet_timeout))
     for dataset in args.datasets:
         for method in args.methods:
-            rows.append(run(dataset, method, args.seed, args.n_jobs))
+            rows.append(repeated(dataset, method, args.seed, args.n_jobs, args.repeats))
             print(
                 pd.DataFrame(rows[-1:]).round(3).to_string(index=False, header=len(rows) == 1),
                 flush=True,
@@ -138,6 +165,7 @@ def main(argv=None) -> int:
         print("\n" + compare(table, theirs).round(4).to_string(index=False))
     else:
         print("\n" + table.round(3).to_string(index=False))
+    print(f"times: medians of {args.repeats} runs; {record.close().label()}")
     return 0
 
 
