@@ -89,6 +89,21 @@ def _log_table() -> np.ndarray:
     return logs
 
 
+@numba.njit(cache=True, inline="always")
+def _slots(size: int):
+    """Mask and shift of Fibonacci hashing into a table of ``size`` slots (a power of two)."""
+    bits = 0
+    while (1 << bits) < size:
+        bits += 1
+    return size - 1, np.uint64(64 - bits)
+
+
+@numba.njit(cache=True, inline="always")
+def _home(key, shift):
+    """First slot probed for ``key`` (Fibonacci hashing: the top bits of key x 2^64/phi)."""
+    return np.int64((np.uint64(key) * np.uint64(11400714819323198485)) >> shift)
+
+
 @numba.njit(cache=True)
 def _dense_ids(keys, table, out, stamp: int) -> int:
     """``out[i]``: id of each non-negative key of ``keys`` (0, 1, ... in order of first
@@ -100,19 +115,14 @@ def _dense_ids(keys, table, out, stamp: int) -> int:
     as filled only under ``stamp``, so the table is reused without being cleared.
     """
     n = keys.shape[0]
-    size = table.shape[0]
-    bits = 0
-    while (1 << bits) < size:
-        bits += 1
-    mask = size - 1
-    shift = np.uint64(64 - bits)
+    mask, shift = _slots(table.shape[0])
     next_id = 0
     for i in range(n):
         key = keys[i]
         if key < 0:
             out[i] = -1
             continue
-        h = np.int64((np.uint64(key) * np.uint64(11400714819323198485)) >> shift)
+        h = _home(key, shift)
         while True:
             if table[h, 2] != stamp:
                 table[h, 0] = key
@@ -153,12 +163,7 @@ def _lookup_ids(seq, k: int, ids, table, stamp: int, novel: int, novel_prev: int
     text. Looks up, never enters: a substring whose prefix got ``novel_prev`` gets ``novel``
     without a probe (at the longest orders most of them)."""
     n = seq.shape[0]
-    size = table.shape[0]
-    bits = 0
-    while (1 << bits) < size:
-        bits += 1
-    mask = size - 1
-    shift = np.uint64(64 - bits)
+    mask, shift = _slots(table.shape[0])
     for i in range(n):
         if i - k + 1 < 0:
             ids[k, i] = -1
@@ -171,7 +176,7 @@ def _lookup_ids(seq, k: int, ids, table, stamp: int, novel: int, novel_prev: int
                 ids[k, i] = novel
                 continue
             key = (prev << _CHAR_BITS) | np.int64(seq[i])
-        h = np.int64((np.uint64(key) * np.uint64(11400714819323198485)) >> shift)
+        h = _home(key, shift)
         while True:
             if table[h, 2] != stamp:
                 ids[k, i] = novel
