@@ -81,7 +81,7 @@ def _row_stats(data, indptr):
     return s, l1, sq
 
 
-#: x rows ``_pairwise_rows_block`` takes at a time
+#: x rows ``_pairwise_rows_block`` takes at a time (its inner loop is written out for four)
 _ROWS = 4
 
 
