@@ -101,13 +101,7 @@ def run(dataset: str, seed: int) -> dict:
 def timed(call, repeats: int) -> dict:
     """``call()``'s row (deterministic figures) with ``seconds`` the median of ``repeats``
     runs and ``min_s``/``max_s`` their spread."""
-    rows = []
-
-    def once() -> float:
-        rows.append(call())
-        return rows[-1]["seconds"]
-
-    spread = quiet.spread(quiet.alternate({"run": once}, repeats)["run"])
+    rows, spread = quiet.repeated(call, repeats, "seconds")
     return {
         **rows[-1],
         "seconds": spread["median"],

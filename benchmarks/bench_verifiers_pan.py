@@ -87,13 +87,7 @@ def run(dataset: str, method: str, seed: int, n_jobs: int) -> dict:
 def repeated(dataset: str, method: str, seed: int, n_jobs: int, repeats: int) -> dict:
     """``run``'s row (the figures do not change between runs) with its times the medians of
     ``repeats`` runs, and the spread of the total."""
-    rows = []
-
-    def once() -> float:
-        rows.append(run(dataset, method, seed, n_jobs))
-        return rows[-1]["total_s"]
-
-    total = quiet.spread(quiet.alternate({method: once}, repeats)[method])
+    rows, total = quiet.repeated(lambda: run(dataset, method, seed, n_jobs), repeats, "total_s")
     return {
         **rows[-1],
         "fit_s": float(np.median([r["fit_s"] for r in rows])),

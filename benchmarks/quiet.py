@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["LoadRecord", "add_arguments", "alternate", "spread", "wait_for_quiet"]
+__all__ = ["LoadRecord", "add_arguments", "alternate", "repeated", "spread", "wait_for_quiet"]
 
 
 def _load() -> float:
@@ -86,6 +86,18 @@ def alternate(runs: Mapping[str, Callable[[], float]], repeats: int) -> dict[str
         for name, run in runs.items():
             times[name].append(float(run()))
     return times
+
+
+def repeated(call: Callable[[], dict], repeats: int, seconds: str) -> tuple[list[dict], dict]:
+    """``call()`` ``repeats`` times, one contender alone: the rows it returned, and the
+    :func:`spread` of their ``seconds`` entries."""
+    rows: list[dict] = []
+
+    def once() -> float:
+        rows.append(call())
+        return rows[-1][seconds]
+
+    return rows, spread(alternate({"run": once}, repeats)["run"])
 
 
 def spread(seconds: list[float]) -> dict[str, float]:

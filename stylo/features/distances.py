@@ -113,15 +113,14 @@ def _pairwise_block(kind, xd, xi, xp, yd, yrow, ycol_ptr, n_y, skip, r0, r1, xs,
 
 
 @numba.njit(cache=True, nogil=True)
-def _pairwise_rows_block(kind, xd, xi, xp, yd, yrow, ycol_ptr, n_y, skip, r0, r1, xs, ys):
-    """``_pairwise_block``'s result, bit for bit, with the x rows taken ``_ROWS`` at a time:
-    their sorted column lists are merged, so that a column of Y shared by several of them is
-    read once and each y row's sums for them share a cache line (20-40 % less time on char
-    4-gram and word frequencies). Every sum still runs over its columns in increasing order;
-    where an x row lacks a column its term is an exact zero, which leaves a float sum
-    unchanged. Where the rows share few columns the merge costs more than it saves (the
-    sparse remainder of ``pairwise_cosine``'s dense split: 10-20 % slower).
-    """
+def _pairwise_rows_block(kind, xd, xi, xp, yd, yrow, ycol_ptr, n_y, r0, r1, xs, ys):
+    """``_pairwise_block``'s result (no column skipped), bit for bit, with the x rows taken
+    ``_ROWS`` at a time: their sorted column lists are merged, so that a column of Y shared by
+    several of them is read once and each y row's sums for them share a cache line (20-40 %
+    less time on char 4-gram and word frequencies). Every sum still runs over its columns in
+    increasing order; where an x row lacks a column its term is an exact zero, which leaves a
+    float sum unchanged. Where the rows share few columns the merge costs more than it saves
+    (the sparse remainder of ``pairwise_cosine``'s dense split: 10-20 % slower)."""
     out = np.empty((r1 - r0, n_y))
     acc = np.zeros((n_y, _ROWS))
     at = np.zeros(_ROWS, dtype=np.int64)
@@ -150,8 +149,6 @@ def _pairwise_rows_block(kind, xd, xi, xp, yd, yrow, ycol_ptr, n_y, skip, r0, r1
                     at[q] += 1
                     holders += 1
                     holder = q
-            if skip[j]:
-                continue
             if holders == 1:
                 v = vals[holder]
                 for t in range(ycol_ptr[j], ycol_ptr[j + 1]):
@@ -234,11 +231,12 @@ def _run(kind, X, Y, paired, n_jobs, skip=None, select=None, block_rows=None):
     else:
         Yc = Y.tocsc()
         Yc.sort_indices()
-        # a skip leaves the rare columns of a dense split, which rows seldom share
-        fn = _pairwise_block if skip is not None else _pairwise_rows_block
+        y_arrays = (Yc.data, Yc.indices, Yc.indptr, Y.shape[0])
         if skip is None:
-            skip = np.zeros(Y.shape[1], dtype=np.bool_)
-        y_arrays = (Yc.data, Yc.indices, Yc.indptr, Y.shape[0], skip)
+            fn = _pairwise_rows_block
+        else:
+            # a skip leaves the rare columns of a dense split, which rows seldom share
+            fn, y_arrays = _pairwise_block, (*y_arrays, skip)
     n = X.shape[0]
     n_jobs = effective_n_jobs(n_jobs)
     n_blocks = min(n, 4 * n_jobs)

@@ -54,3 +54,10 @@ def test_rejects_no_runs():
         quiet.alternate({"a": lambda: 1.0}, repeats=0)
     with pytest.raises(ValueError):
         quiet.spread([])
+
+
+def test_repeated_keeps_every_row_and_spreads_their_seconds():
+    seconds = iter([3.0, 1.0, 2.0])
+    rows, took = quiet.repeated(lambda: {"s": next(seconds), "auc": 0.5}, repeats=3, seconds="s")
+    assert [r["s"] for r in rows] == [3.0, 1.0, 2.0]
+    assert took == {"median": 2.0, "min": 1.0, "max": 3.0, "runs": 3}
