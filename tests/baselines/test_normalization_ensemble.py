@@ -10,7 +10,13 @@ from hypothesis import strategies as st
 
 from baselines.ensemble import StackedVerifier, pair_groups
 from baselines.naive import CharNgramCosine
-from baselines.normalization import BackgroundNormalized, _side_stats, snorm_reference
+from baselines.normalization import (
+    BackgroundNormalized,
+    _kept,
+    _side_stats,
+    author_groups,
+    snorm_reference,
+)
 from baselines.registry import make
 from stylo.corpus import PairSet
 from stylo.protocols import PROTOCOLS
@@ -53,11 +59,38 @@ def test_snorm_kernel_agrees_with_the_reference(corpus):
     known, unknown = corpus.texts[:5], corpus.texts[30:35]
     raw = est.verifier_.score_pairs(known, unknown)
     z = est.normalise(raw, [[k] for k in known], unknown)
-    pool = est.background_
+    pool, author = est.background_, dict(zip(corpus.texts, corpus.authors))
+    # the texts are training texts: their own author's pool texts are left out
+    assert any(author[p] == author[k] for k in known for p in pool if p != k)
     for i, (k, u) in enumerate(zip(known, unknown)):
-        k_pool = [est.verifier_.score_pairs([k], [p])[0] for p in pool if p != k]
-        u_pool = [est.verifier_.score_pairs([p], [u])[0] for p in pool if p != u]
+        k_pool = [est.verifier_.score_pairs([k], [p])[0] for p in pool if author[p] != author[k]]
+        u_pool = [est.verifier_.score_pairs([p], [u])[0] for p in pool if author[p] != author[u]]
         assert z[i] == pytest.approx(snorm_reference(raw[i], k_pool, u_pool), abs=1e-9)
+    # a text the training data does not hold keeps every pool text but itself
+    fresh = synthetic_corpus(n_authors=2, per_author=1, n_words=120, seed=9).texts
+    raw = est.verifier_.score_pairs(fresh[:1], fresh[1:])
+    z = est.normalise(raw, [fresh[:1]], fresh[1:])
+    k_pool = [est.verifier_.score_pairs(fresh[:1], [p])[0] for p in pool]
+    u_pool = [est.verifier_.score_pairs([p], fresh[1:])[0] for p in pool]
+    assert z[0] == pytest.approx(snorm_reference(raw[0], k_pool, u_pool), abs=1e-9)
+
+
+def test_author_groups_tie_what_the_training_data_ties():
+    pairs = PairSet.from_lists(
+        [["a", "b"], ["b"], ["d"], ["f"]], ["c", "e", "c", "g"], same=[True, False, False, True]
+    )
+    g = author_groups(pairs)
+    # a-b share problem 0's known side and c is its same-author unknown; problem 1's unknown
+    # e is not tied to b; d's problem says d and c differ; f-g are same-author
+    assert g["a"] == g["b"] == g["c"] and g["f"] == g["g"]
+    assert len({g["a"], g["e"], g["d"], g["f"]}) == 4
+
+
+def test_a_row_with_no_other_author_in_the_pool_falls_back_to_every_other_text():
+    other_text = [[True, False, True], [True, True, True]]
+    other_author = [[False, False, True], [False, False, False]]
+    keep = _kept(other_text, other_author)
+    np.testing.assert_array_equal(keep, [[False, False, True], [True, True, True]])
 
 
 def test_background_pool_is_drawn_from_training_texts_only(corpus):
