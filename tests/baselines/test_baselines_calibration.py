@@ -142,3 +142,20 @@ def test_calibrated_wrapper_contract():
     assert got[0] == 0.5
     r = model.rank("query text", ["a", "query texts", "zz"])
     assert r.shape == (3,) and len(np.unique(r)) == 3
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.floats(-1e3, 1e3), min_size=4, max_size=30, unique=True),
+    st.floats(1.0, 1e6),
+)
+def test_platt_never_reverses_the_order_of_the_scores(raw, offset):
+    # labels that the scores order backwards: the fitted slope would be negative
+    s = np.sort(np.array(raw)) + offset
+    y = np.arange(len(s)) < len(s) // 2
+    cal = ScoreCalibrator(grey_zone=False).fit(s, y)
+    p = cal.probabilities(s)
+    assert np.all(np.diff(p) >= 0) and p[-1] > p[0]
+    assert cal.platt_.coef_[0, 0] > 0
+    # flat at the training share of same-author pairs
+    assert p == pytest.approx(np.full(len(s), y.mean()), abs=1e-5)
