@@ -370,6 +370,15 @@ class LambdaG(Verifier):
     def _rank_impl(self, query, candidates):
         return self._rank_many_impl([query], [candidates])[0]
 
+    def _attribute_impl(self, candidates, texts):
+        # without the grey zone too, which would tie the candidates inside it at 0.5
+        raw = self._lambdas(
+            [c for _ in texts for c in candidates],
+            [t for t in texts for _ in candidates],
+            self.reference_orders_,
+        )
+        return self._answers(raw, grey_zone=False).reshape(len(texts), len(candidates))
+
     def raw_scores(self, pairs: PairSet) -> np.ndarray:
         """Uncalibrated lambdas of a PairSet's problems (all known texts of a problem form
         its known model)."""

@@ -22,12 +22,14 @@ verifier's scores (1-D) to the wrapper's: ``scores[i]`` is the inner score of ``
 (a text) against ``known[i]`` (a list of texts, both as the inner verifier saw them): the
 pair's first text in ``score_pairs``, the problem's known texts in ``score_problems``, the
 candidate in ``rank``/``rank_many`` (whose query is the unknown), the candidate author's texts
-in ``attribute``. ``ranking`` is True for ``rank``/``rank_many``/``choose``, whose scores only
-order candidates. A hook that needs state learns it in ``_fit_impl`` (calling
-``super()._fit_impl(X, y)`` to fit the inner verifier) and may score through ``verifier_``'s
-public methods. A subclass that builds its inner verifier itself instead of taking a
-``verifier`` parameter overrides ``_make_inner`` (NaiveDistance); one that changes more than
-texts and scores overrides the kernels it changes (Chunked scores every call as chunk pairs).
+in ``attribute``. ``ranking`` is True for ``rank``/``rank_many``/``choose`` and ``attribute``,
+whose scores order candidates: a grey zone would tie the candidates inside it at 0.5, and the
+first of them would win (the open-set rule of attribution reads the probabilities at 0.5). A
+hook that needs state learns it in ``_fit_impl`` (calling ``super()._fit_impl(X, y)`` to fit
+the inner verifier) and may score through ``verifier_``'s public methods. A subclass that
+builds its inner verifier itself instead of taking a ``verifier`` parameter overrides
+``_make_inner`` (NaiveDistance); one that changes more than texts and scores overrides the
+kernels it changes (Chunked scores every call as chunk pairs).
 """
 
 from __future__ import annotations
@@ -102,7 +104,7 @@ class VerifierWrapper(Verifier):
         raw = self.verifier_.attribute(cands, items)
         known = [c for _ in items for c in cands]
         unknown = [t for t in items for _ in cands]
-        return self._scores_out(raw.ravel(), known, unknown, ranking=False).reshape(raw.shape)
+        return self._scores_out(raw.ravel(), known, unknown, ranking=True).reshape(raw.shape)
 
     # -- texts in --------------------------------------------------------------------------
     def _lists_in(self, lists: list[list[str]]) -> list[list[str]]:

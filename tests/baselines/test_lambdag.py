@@ -1,5 +1,6 @@
 """LambdaG: the Kneser-Ney kernel against NLTK and its plain composition, and the verifier."""
 
+import copy
 import warnings
 
 import numpy as np
@@ -17,6 +18,7 @@ from baselines._kneser_ney import (
 )
 from baselines.lambdag import LambdaG
 from baselines.registry import make
+from stylo.corpus import PairSet
 from stylo.metrics.pan import auc
 from stylo.verifier import training_pairs
 
@@ -170,6 +172,21 @@ def test_rank_prefers_the_query_author(fitted):
         hits += int(np.argmax(s) == 0)
         assert ((s >= 0) & (s <= 1)).all()
     assert hits >= 0.8 * len(same)
+
+
+def test_attribution_orders_candidates_as_their_lambdas(fitted):
+    # no grey zone: candidates inside it would tie at 0.5 and the first would win; a zone
+    # over nearly all of [0, 1] would tie every candidate here
+    wide = copy.deepcopy(fitted)
+    wide.calibrator_.p1_, wide.calibrator_.p2_ = 1e-300, 1 - 1e-16
+    cands = [TEST.known[i] for i in range(6)]
+    texts = list(TEST.unknown[:10])
+    pairs = PairSet.from_lists([c for _ in texts for c in cands], [t for t in texts for _ in cands])
+    assert (wide.score_problems(pairs) == 0.5).mean() > 0.9
+    got = wide.attribute(cands, texts)
+    raw = wide.raw_scores(pairs).reshape(got.shape)
+    for g, r in zip(got, raw):
+        assert np.all(np.diff(g[np.argsort(r)]) >= 0) and g.argmax() == r.argmax()
 
 
 def test_deterministic_by_seed():
