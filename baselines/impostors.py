@@ -377,6 +377,16 @@ class GeneralImpostors(Verifier):
         )
         return np.split(flat, np.cumsum([len(c) for c in candidate_lists])[:-1])
 
+    def _attribute_impl(self, candidates, texts):
+        # candidates are ordered as rank_many orders them, by the margin: the grey zone would
+        # tie those inside it at 0.5 and the first would win; 0.5 is a zero mean margin
+        flat = self._raw_scores(
+            [c for _ in texts for c in candidates],
+            [t for t in texts for _ in candidates],
+            margin=True,
+        )
+        return flat.reshape(len(texts), len(candidates))
+
     def _shifted(self, raw: np.ndarray) -> np.ndarray:
         return raw if self.calibrator_ is None else self.calibrator_.transform(raw)
 

@@ -196,3 +196,21 @@ def test_rank_orders_candidates_that_the_win_rate_ties(data):
     ranked = gi.rank(query, [rival, same])
     assert ranked[1] > ranked[0]
     assert np.all((ranked >= 0) & (ranked <= 1))
+
+
+def test_attribution_reads_the_margin_not_the_grey_zone(data):
+    # a zone over nearly all of [0, 1] ties the answers inside it at 0.5; attribution must
+    # still order the candidates, and put each text's own author first
+    corpus, train, _ = data
+    gi = small_gi().fit(train)
+    gi.calibrator_.p1_, gi.calibrator_.p2_ = 1e-9, 1 - 1e-9
+    groups = corpus.by_author()
+    names = sorted(groups)[:4]
+    cands = [[corpus.texts[i] for i in groups[a][:2]] for a in names]
+    texts = [corpus.texts[groups[a][2]] for a in names]
+    pairs = PairSet.from_lists([c for _ in texts for c in cands], [t for t in texts for _ in cands])
+    assert (gi.score_problems(pairs) == 0.5).sum() >= 2
+    got = gi.attribute(cands, texts)
+    assert not (got == 0.5).any()
+    assert got.shape == (4, 4) and np.all((got >= 0) & (got <= 1))
+    assert (got.argmax(axis=1) == np.arange(4)).mean() >= 0.75
