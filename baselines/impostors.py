@@ -61,7 +61,7 @@ from stylo.corpus import Corpus, PairSet
 from stylo.features import nearest_minmax
 from stylo.progress import advance
 from stylo.text_input import has_text
-from stylo.verifier import NO_ANSWER, Verifier, training_pairs
+from stylo.verifier import NO_ANSWER, Verifier, attribution_problems, training_pairs
 
 __all__ = ["GeneralImpostors"]
 
@@ -380,11 +380,7 @@ class GeneralImpostors(Verifier):
     def _attribute_impl(self, candidates, texts):
         # candidates are ordered as rank_many orders them, by the margin: the grey zone would
         # tie those inside it at 0.5 and the first would win; 0.5 is a zero mean margin
-        flat = self._raw_scores(
-            [c for _ in texts for c in candidates],
-            [t for t in texts for _ in candidates],
-            margin=True,
-        )
+        flat = self._raw_scores(*attribution_problems(candidates, texts), margin=True)
         return flat.reshape(len(texts), len(candidates))
 
     def _shifted(self, raw: np.ndarray) -> np.ndarray:

@@ -51,7 +51,7 @@ from baselines.calibration import ScoreCalibrator
 from stylo.corpus import Corpus, PairSet
 from stylo.features import TextDistortion
 from stylo.text_input import has_text
-from stylo.verifier import NO_ANSWER, Verifier, training_pairs
+from stylo.verifier import NO_ANSWER, Verifier, attribution_problems, training_pairs
 
 __all__ = ["LambdaG"]
 
@@ -372,11 +372,7 @@ class LambdaG(Verifier):
 
     def _attribute_impl(self, candidates, texts):
         # without the grey zone too, which would tie the candidates inside it at 0.5
-        raw = self._lambdas(
-            [c for _ in texts for c in candidates],
-            [t for t in texts for _ in candidates],
-            self.reference_orders_,
-        )
+        raw = self._lambdas(*attribution_problems(candidates, texts), self.reference_orders_)
         return self._answers(raw, grey_zone=False).reshape(len(texts), len(candidates))
 
     def raw_scores(self, pairs: PairSet) -> np.ndarray:

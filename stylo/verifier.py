@@ -60,9 +60,23 @@ from stylo.corpus import Corpus, PairSet, join_known
 from stylo.progress import advance
 from stylo.text_input import check_texts, has_text
 
-__all__ = ["AttributionOnly", "NO_ANSWER", "Verifier", "rank_each_query", "training_pairs"]
+__all__ = [
+    "AttributionOnly",
+    "NO_ANSWER",
+    "Verifier",
+    "attribution_problems",
+    "rank_each_query",
+    "training_pairs",
+]
 
 NO_ANSWER = 0.5
+
+
+def attribution_problems(candidates: list, texts: list) -> tuple[list, list]:
+    """(known side, unknown text) of every (text, candidate) of an attribution, text-major:
+    item ``i * len(candidates) + j`` is ``texts[i]`` against ``candidates[j]``, the layout
+    ``attribute``'s (n_texts, n_candidates) answer is reshaped from."""
+    return [c for _ in texts for c in candidates], [t for t in texts for _ in candidates]
 
 
 def training_pairs(X: PairSet | Corpus, n_pairs: int = 200, seed: int = 0) -> PairSet:
@@ -268,9 +282,7 @@ class Verifier(BaseEstimator):
         )
 
     def _attribute_impl(self, candidates: list[list[str]], texts: list[str]) -> np.ndarray:
-        pairs = PairSet.from_lists(
-            [c for _ in texts for c in candidates], [t for t in texts for _ in candidates]
-        )
+        pairs = PairSet.from_lists(*attribution_problems(candidates, texts))
         return self.score_problems(pairs).reshape(len(texts), len(candidates))
 
     # -- ranking and choice ----------------------------------------------------------------

@@ -38,7 +38,7 @@ import numpy as np
 from sklearn.base import clone
 
 from stylo.corpus import Corpus, PairSet
-from stylo.verifier import Verifier
+from stylo.verifier import Verifier, attribution_problems
 
 __all__ = ["VerifierWrapper"]
 
@@ -102,8 +102,7 @@ class VerifierWrapper(Verifier):
     def _attribute_impl(self, candidates, texts):
         cands, items = self._lists_in(candidates), self._texts_in(texts)
         raw = self.verifier_.attribute(cands, items)
-        known = [c for _ in items for c in cands]
-        unknown = [t for t in items for _ in cands]
+        known, unknown = attribution_problems(cands, items)
         return self._scores_out(raw.ravel(), known, unknown, ranking=True).reshape(raw.shape)
 
     # -- texts in --------------------------------------------------------------------------
