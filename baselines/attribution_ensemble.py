@@ -60,6 +60,7 @@ from threadpoolctl import threadpool_limits
 
 from baselines.svm import lead_scores, top2_margin
 from stylo.features import CharNgrams, TextDistortion, WordNgrams
+from stylo.features.distances import gram
 from stylo.metrics.classification import attribution_scores
 from stylo.progress import advance
 from stylo.verifier import AttributionOnly, Verifier
@@ -189,6 +190,9 @@ class EnsembleAttributor(Verifier):
         for done, candidates in enumerate(problems.values(), start=1):
             names = sorted(candidates)
             outs = rng.choice(names, size=min(self.n_simulated, len(names)), replace=False)
+            # a problem's simulated problems hold the same texts, in other orders: their views
+            # are computed once
+            views: dict[tuple, list] = {}
             for out in outs:
                 known, texts, truth = [], [], []
                 for name in names:
@@ -202,7 +206,7 @@ class EnsembleAttributor(Verifier):
                     texts.append(docs[held])
                     truth.append(name)
                 kept = [n for n in names if n != out]
-                simulated.append((self._decisions(known, texts), kept, truth))
+                simulated.append((self._decisions(known, texts, views), kept, truth))
             advance("simulated open-set problems", done, len(problems))
         self.margin_scores_ = {}
         for margin in _MARGINS:
@@ -228,21 +232,51 @@ class EnsembleAttributor(Verifier):
             raise ValueError(f"{type(self).__name__} needs at least two candidates")
         return lead_scores(self._decisions(candidates, texts), self.reject_margin_)
 
-    def _decisions(self, candidates: list[list[str]], texts: list[str]) -> np.ndarray:
+    def _decisions(
+        self, candidates: list[list[str]], texts: list[str], views: dict | None = None
+    ) -> np.ndarray:
         """Combined decision values of the views, shape (len(texts), len(candidates)); with
         ``self_training``, after each round every candidate's most confidently won texts (the
-        same number for each) join its known texts and every view's model is fitted again."""
+        same number for each) join its known texts and every view's model is fitted again.
+        ``views``: the views of earlier calls, by their texts (see ``_view_matrices``)."""
         known = [t for c in candidates for t in c]
         labels = np.repeat(np.arange(len(candidates)), [len(c) for c in candidates])
-        matrices = self._view_matrices(known + list(texts), len(known))
+        matrices = self._view_matrices(known + list(texts), len(known), views)
         d = self._combined(matrices, labels, np.zeros(len(texts), dtype=bool), labels[:0])
         for _ in range(int(self.self_training_rounds) if self.self_training > 0 else 0):
             chosen = _balanced_confident(d, float(self.self_training))
             d = self._combined(matrices, labels, chosen, d.argmax(axis=1)[chosen])
         return d
 
-    def _view_matrices(self, everything: list[str], n_known: int) -> list[tuple]:
-        """(known rows, rows to attribute) of every view and scaling, in a fixed order."""
+    def _view_matrices(
+        self, everything: list[str], n_known: int, views: dict | None = None
+    ) -> list[tuple]:
+        """(known rows, rows to attribute) of every view and scaling, in a fixed order.
+
+        Every step before the Gram matrix's factor depends on the set of texts only, row by row
+        (vocabulary, idf, column maxima, each row's weights and norm; each inner product sums
+        over columns in their order), so the views are computed for the texts in sorted order,
+        kept in ``views`` under that order when given, and their rows (and a Gram matrix's
+        rows and columns) put in the order of ``everything``: the same arrays, bit for bit,
+        as computed in that order, whose factor is then taken."""
+        order = sorted(range(len(everything)), key=everything.__getitem__)
+        key = tuple(everything[i] for i in order)
+        canonical = None if views is None else views.get(key)
+        if canonical is None:
+            canonical = self._sorted_views(list(key))
+            if views is not None:
+                views[key] = canonical
+        where = np.empty(len(order), dtype=np.int64)
+        where[order] = np.arange(len(order))
+        out = []
+        for x in canonical:
+            x = _gram_factor(x[np.ix_(where, where)]) if isinstance(x, np.ndarray) else x[where]
+            out.append((x[:n_known], x[n_known:]))
+        return out
+
+    def _sorted_views(self, everything: list[str]) -> list:
+        """The TF-IDF rows of every view and scaling (a problem's Gram matrix where it has
+        at most ``_GRAM_MAX_ROWS`` texts), in a fixed order."""
         tfidf = {
             "lowercase": False,
             "min_df": min(int(self.min_df), len(everything)),
@@ -269,9 +303,7 @@ class EnsembleAttributor(Verifier):
                 x = rows[norm]
                 if scaling.endswith("maxabs"):
                     x = MaxAbsScaler().fit_transform(x)
-                if x.shape[0] <= _GRAM_MAX_ROWS:
-                    x = _gram_rows(x)
-                out.append((x[:n_known], x[n_known:]))
+                out.append(gram(x) if x.shape[0] <= _GRAM_MAX_ROWS else sp.csr_matrix(x))
         return out
 
     def _combined(self, matrices, labels, chosen, chosen_labels) -> np.ndarray:
@@ -301,17 +333,16 @@ class EnsembleAttributor(Verifier):
         return got
 
 
-def _gram_rows(x) -> np.ndarray:
-    """Dense rows, (n, n), whose inner products equal those of the rows of ``x`` (n, n_features):
-    the eigenvectors of the Gram matrix scaled by the roots of its eigenvalues. A linear SVM
-    sees its data only through inner products (liblinear's dual solver, bias column included),
-    so fitted on these rows it solves the same problem, its decision values equal within the
-    solver's tolerance (1e-13 apart on a PAN18 problem; z-scored, up to 4e-3 apart on a small
-    synthetic one; the grid's answers identical), with work n x n per pass instead of the
-    number of non-zeros: a char 2-5-gram view of 245 texts and 1.7 million non-zeros was
-    fitted in 1.7 s sparse, in 0.7 s for the Gram, its factor and the fit, and
+def _gram_factor(gram: np.ndarray) -> np.ndarray:
+    """Dense rows, (n, n), whose inner products are the Gram matrix ``gram`` (the inner
+    products of n TF-IDF rows): its eigenvectors scaled by the roots of its eigenvalues. A
+    linear SVM sees its data only through inner products (liblinear's dual solver, bias column
+    included), so fitted on these rows it solves the same problem, its decision values equal
+    within the solver's tolerance (1e-13 apart on a PAN18 problem; z-scored, up to 4e-3 apart
+    on a small synthetic one; the grid's answers identical), with work n x n per pass instead
+    of the number of non-zeros: a char 2-5-gram view of 245 texts and 1.7 million non-zeros
+    was fitted in 1.7 s sparse, in 0.7 s for the Gram, its factor and the fit, and
     self-training's second fit reuses the factor."""
-    gram = (x @ x.T).toarray() if sp.issparse(x) else x @ x.T
     with threadpool_limits(limits=1, user_api="blas"):  # small; threads would only spin
         values, vectors = np.linalg.eigh(gram)
     return vectors * np.sqrt(np.clip(values, 0.0, None))

@@ -18,10 +18,11 @@ from sklearn.preprocessing import MaxAbsScaler
 from sklearn.svm import LinearSVC
 
 from baselines import attribution_ensemble
-from baselines.attribution_ensemble import EnsembleAttributor, _balanced_confident, _gram_rows
+from baselines.attribution_ensemble import EnsembleAttributor, _balanced_confident, _gram_factor
 from baselines.svm import lead_scores
 from stylo.corpus import Corpus
 from stylo.features import TextDistortion
+from stylo.features.distances import gram
 from stylo.features.ngrams import TOKEN_PATTERN
 from stylo.verifier import AttributionOnly
 
@@ -193,9 +194,32 @@ def test_self_training_refits_on_an_equal_number_of_confident_texts_per_candidat
 )
 def test_gram_rows_keep_every_inner_product(n, d, density, seed):
     x = sp.random(n, d, density=density, format="csr", random_state=seed)
-    rows = _gram_rows(x)
+    rows = _gram_factor(gram(x))
     assert rows.shape == (n, n)
     np.testing.assert_allclose(rows @ rows.T, (x @ x.T).toarray(), atol=1e-10)
+
+
+def test_views_of_a_set_of_texts_are_its_sorted_views_reordered_bit_for_bit():
+    # what lets a problem's simulated problems (the same texts, other orders) share one
+    # computation of the views without changing a decision
+    known, texts, _ = attribution_problem(n_candidates=4, seed=7)
+    m = EnsembleAttributor().fit()
+    everything = [t for c in known for t in c] + texts
+    order = sorted(range(len(everything)), key=everything.__getitem__)
+    where = np.argsort(order)
+    direct = m._sorted_views(everything)
+    ordered = m._sorted_views([everything[i] for i in order])
+    assert len(direct) == len(ordered) == 6
+    for a, b in zip(direct, ordered, strict=True):
+        assert np.array_equal(a, b[np.ix_(where, where)])
+    # kept views serve a problem with the same texts otherwise split, and only those
+    views = {}
+    m._decisions(known, texts, views)
+    moved = ([c[1:] for c in known], texts + [c[0] for c in known])
+    assert np.array_equal(m._decisions(*moved, views), m._decisions(*moved))
+    assert len(views) == 1
+    m._decisions(known, texts[1:], views)
+    assert len(views) == 2
 
 
 def test_fits_on_gram_rows_give_the_sparse_fits_decisions(monkeypatch):

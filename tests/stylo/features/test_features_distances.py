@@ -13,6 +13,7 @@ from stylo.features import distances
 from stylo.features._reference import delta, row_similarity, z_scores
 from stylo.features.delta import DeltaScaler, paired_delta, pairwise_delta
 from stylo.features.distances import (
+    gram,
     nearest_minmax,
     paired_cosine,
     paired_manhattan,
@@ -89,6 +90,20 @@ def test_pairwise_and_paired_agree_with_reference(pair, kind, n_jobs):
     m = min(A.shape[0], B.shape[0])
     paired = PAIRED[kind](sp.csr_matrix(A[:m]), B[:m].astype(float), n_jobs=n_jobs)
     np.testing.assert_allclose(paired, np.diag(ref[:m, :m]), rtol=1e-12, atol=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(pair=frequencies)
+def test_gram_equals_the_sparse_product_bit_for_bit_and_the_plain_sums(pair):
+    # each entry sums the two rows' common columns in increasing order, as SciPy's product
+    # does, so the factor an attribution model takes of it is the one it took of SciPy's
+    X = sp.csr_matrix(np.vstack(pair))
+    got = gram(X)
+    assert got.shape == (X.shape[0], X.shape[0])
+    assert np.array_equal(got, (X @ X.T).toarray())
+    dense = X.toarray()
+    ref = [[sum(float(a) * float(b) for a, b in zip(x, y)) for y in dense] for x in dense]
+    np.testing.assert_allclose(got, np.array(ref).reshape(got.shape), rtol=1e-12, atol=1e-12)
 
 
 @settings(max_examples=40, deadline=None)
