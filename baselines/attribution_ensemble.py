@@ -333,8 +333,8 @@ class EnsembleAttributor(Verifier):
         return got
 
 
-def _gram_factor(gram: np.ndarray) -> np.ndarray:
-    """Dense rows, (n, n), whose inner products are the Gram matrix ``gram`` (the inner
+def _gram_factor(products: np.ndarray) -> np.ndarray:
+    """Dense rows, (n, n), whose inner products are the Gram matrix ``products`` (the inner
     products of n TF-IDF rows): its eigenvectors scaled by the roots of its eigenvalues. A
     linear SVM sees its data only through inner products (liblinear's dual solver, bias column
     included), so fitted on these rows it solves the same problem, its decision values equal
@@ -344,7 +344,7 @@ def _gram_factor(gram: np.ndarray) -> np.ndarray:
     was fitted in 1.7 s sparse, in 0.7 s for the Gram, its factor and the fit, and
     self-training's second fit reuses the factor."""
     with threadpool_limits(limits=1, user_api="blas"):  # small; threads would only spin
-        values, vectors = np.linalg.eigh(gram)
+        values, vectors = np.linalg.eigh(products)
     return vectors * np.sqrt(np.clip(values, 0.0, None))
 
 

@@ -336,11 +336,8 @@ def schedule(cells: list[Cell], suite: Suite) -> list[list[Cell]]:
       0.6 s instead of 25 s).
 
     A group's cost is the sum over its cells of their method kind's cost (:data:`_KIND_COST`,
-    else 1) times their protocol's ``relative_cost``; equal costs go task by task, in the order
-    of each task's first cell in the grid, so that a worker's next cell is most often of a task
-    it holds sampled (in the grid's order, method by method, the classical reference run
-    sampled a task again for 1,500 of its 3,404 cells: 2.3 worker-minutes). Only the order
-    changes: every cell computes the same figures wherever and whenever it runs.
+    else 1) times their protocol's ``relative_cost``; equal costs keep the grid's order. Only
+    the order changes: every cell computes the same figures wherever and whenever it runs.
     """
     groups: list[list[Cell]] = []
     together: dict[tuple, list[Cell]] = {}
@@ -362,10 +359,7 @@ def schedule(cells: list[Cell], suite: Suite) -> list[list[Cell]]:
             for c in group
         )
 
-    first: dict[str, int] = {}
-    for i, c in enumerate(cells):
-        first.setdefault(c.task_key, i)
-    return sorted(groups, key=lambda g: (-cost(g), first[g[0].task_key]))
+    return sorted(groups, key=cost, reverse=True)
 
 
 def run(

@@ -300,19 +300,6 @@ def test_the_schedule_starts_the_costliest_cells_first_and_keeps_a_tasks_shared_
     assert sorted(c.key for g in schedule(cells, suite) for c in g) == sorted(c.key for c in cells)
 
 
-def test_the_schedule_runs_equal_cost_cells_task_by_task():
-    # the grid lists cells method by method; a worker holds the tasks it sampled last, so the
-    # cells of one task must follow each other, or every cell samples its task again
-    suite = Suite({"toy_verification": ToyVerification()}, toy_loader)
-    cells = [
-        Cell("toy", {}, "toy_verification", {"mix": "half"}, method, {}, seed)
-        for method in ("naive", "delta", "random")
-        for seed in (0, 1, 2)
-    ]
-    order = [[(c.method, c.seed) for c in group] for group in schedule(cells, suite)]
-    assert order == [[(m, s)] for s in (0, 1, 2) for m in ("naive", "delta", "random")]
-
-
 def test_a_process_samples_a_task_once_for_the_cells_of_its_key():
     suite = Suite({"toy_verification": _CountingVerification()}, toy_loader)
     cells = expand(
