@@ -62,8 +62,7 @@ from sklearn.svm import LinearSVC
 from threadpoolctl import threadpool_limits
 
 from baselines.svm import lead_scores, top2_margin
-from stylo.features import CharNgrams, TextDistortion, WordNgrams
-from stylo.features.distances import gram
+from stylo.features import CharNgrams, TextDistortion, WordNgrams, gram
 from stylo.metrics.classification import attribution_scores
 from stylo.progress import advance
 from stylo.verifier import AttributionOnly, Verifier

@@ -222,6 +222,7 @@ def bench_kernels(texts, n_pairs):
 
     from stylo.features import (
         CharNgrams,
+        gram,
         paired_cosine,
         paired_manhattan,
         paired_minmax,
@@ -234,6 +235,11 @@ def bench_kernels(texts, n_pairs):
     A, B = X[:n_pairs], X[n_pairs : 2 * n_pairs]
     top = np.argsort(-np.asarray(X.sum(axis=0)).ravel(), kind="stable")[:2000]
     Ad, Bd = A[:, top].toarray(), B[:, top].toarray()
+    # an attribution problem's size (n_pairs / 4 texts of four posts each) and view:
+    # ensemble-attribution's Gram matrices
+    problem = [" ".join(texts[i : i + 4]) for i in range(0, n_pairs, 4)]
+    tfidf = CharNgrams((2, 5), norm="l2", min_df=2, use_idf=True, sublinear_tf=True)
+    rows = tfidf.fit_transform(problem).astype(np.float64)
 
     def numpy_pairwise_minmax():
         out = np.empty((Ad.shape[0], Bd.shape[0]))
@@ -286,6 +292,12 @@ def bench_kernels(texts, n_pairs):
             lambda: paired_manhattan(A, B),
             "SciPy sparse abs(A - B)",
             lambda: np.asarray(abs(A - B).sum(1)).ravel(),
+        ),
+        (
+            f"gram {n_pairs // 4} rows (L2 TF-IDF, char 2-5)",
+            lambda: gram(rows),
+            "SciPy sparse (X @ X.T).toarray()",
+            lambda: (rows @ rows.T).toarray(),
         ),
     ]
     print(

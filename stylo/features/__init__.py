@@ -13,6 +13,7 @@ from stylo.features.delta import (
     pairwise_delta,
 )
 from stylo.features.distances import (
+    gram,
     nearest_minmax,
     paired_cosine,
     paired_manhattan,
@@ -41,6 +42,7 @@ __all__ = [
     "EderDelta",
     "CosineDelta",
     "get_delta",
+    "gram",
     "nearest_minmax",
     "paired_cosine",
     "paired_delta",

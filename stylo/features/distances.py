@@ -302,8 +302,7 @@ def gram(X) -> np.ndarray:
     """The dot products of every two rows of the sparse matrix ``X`` (n, n_features): dense,
     (n, n), symmetric. Each sum runs over the two rows' common columns in increasing order, as
     in SciPy's sparse product ``X @ X.T``, whose entries it equals bit for bit; it computes
-    each pair once and writes no sparse result (2-3x faster on the TF-IDF rows of an
-    attribution problem)."""
+    each pair once and builds no sparse result (``benchmarks/bench_features``)."""
     X = _as_csr(X, "X", _DOT)
     C = X.tocsc()
     C.sort_indices()

@@ -21,8 +21,7 @@ from baselines import attribution_ensemble
 from baselines.attribution_ensemble import EnsembleAttributor, _balanced_confident, _gram_factor
 from baselines.svm import lead_scores
 from stylo.corpus import Corpus
-from stylo.features import TextDistortion
-from stylo.features.distances import gram
+from stylo.features import TextDistortion, gram
 from stylo.features.ngrams import TOKEN_PATTERN
 from stylo.verifier import AttributionOnly
 
