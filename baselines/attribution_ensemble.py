@@ -265,7 +265,7 @@ class EnsembleAttributor(Verifier):
         key = tuple(everything[i] for i in order)
         canonical = None if views is None else views.get(key)
         if canonical is None:
-            canonical = self._sorted_views(list(key))
+            canonical = self._views_of(list(key))
             if views is not None:
                 views[key] = canonical
         where = np.empty(len(order), dtype=np.int64)
@@ -276,9 +276,9 @@ class EnsembleAttributor(Verifier):
             out.append((x[:n_known], x[n_known:]))
         return out
 
-    def _sorted_views(self, everything: list[str]) -> list:
-        """The TF-IDF rows of every view and scaling (a problem's Gram matrix where it has
-        at most ``_GRAM_MAX_ROWS`` texts), in a fixed order."""
+    def _views_of(self, everything: list[str]) -> list:
+        """The TF-IDF rows of ``everything``, rows in its order, of every view and scaling in
+        a fixed order (their Gram matrix where there are at most ``_GRAM_MAX_ROWS`` texts)."""
         tfidf = {
             "lowercase": False,
             "min_df": min(int(self.min_df), len(everything)),

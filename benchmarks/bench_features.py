@@ -238,8 +238,10 @@ def bench_kernels(texts, n_pairs):
     # an attribution problem's size (n_pairs / 4 texts of four posts each) and view:
     # ensemble-attribution's Gram matrices
     problem = [" ".join(texts[i : i + 4]) for i in range(0, n_pairs, 4)]
-    tfidf = CharNgrams((2, 5), norm="l2", min_df=2, use_idf=True, sublinear_tf=True)
-    rows = tfidf.fit_transform(problem).astype(np.float64)
+    tfidf = CharNgrams(
+        (2, 5), norm="l2", min_df=2, use_idf=True, sublinear_tf=True, dtype=np.float64
+    )
+    rows = tfidf.fit_transform(problem)
 
     def numpy_pairwise_minmax():
         out = np.empty((Ad.shape[0], Bd.shape[0]))

@@ -198,7 +198,7 @@ def test_gram_rows_keep_every_inner_product(n, d, density, seed):
     np.testing.assert_allclose(rows @ rows.T, (x @ x.T).toarray(), atol=1e-10)
 
 
-def test_views_of_a_set_of_texts_are_its_sorted_views_reordered_bit_for_bit():
+def test_views_of_a_set_of_texts_are_its_views_of_reordered_bit_for_bit():
     # what lets a problem's simulated problems (the same texts, other orders) share one
     # computation of the views without changing a decision
     known, texts, _ = attribution_problem(n_candidates=4, seed=7)
@@ -206,8 +206,8 @@ def test_views_of_a_set_of_texts_are_its_sorted_views_reordered_bit_for_bit():
     everything = [t for c in known for t in c] + texts
     order = sorted(range(len(everything)), key=everything.__getitem__)
     where = np.argsort(order)
-    direct = m._sorted_views(everything)
-    ordered = m._sorted_views([everything[i] for i in order])
+    direct = m._views_of(everything)
+    ordered = m._views_of([everything[i] for i in order])
     assert len(direct) == len(ordered) == 6
     for a, b in zip(direct, ordered, strict=True):
         assert np.array_equal(a, b[np.ix_(where, where)])
