@@ -152,10 +152,18 @@ class StackedVerifier(Verifier):
     C : inverse regularisation of the meta-model.
     objective : what the grey zone maximises on the out-of-fold pairs (PAN 2021 overall).
     random_state : seed of the fold assignment and of the pair draws.
+    rank_bases : more unfitted verifiers, used only to rank candidates (``rank``, ``choose``,
+        ``rank_many``): a second meta-model, fitted on the out-of-fold scores of ``bases`` and
+        ``rank_bases`` together (the same folds and pairs), orders them. It is fitted at the
+        first ranking call from the training data ``fit`` keeps, so a protocol that never
+        ranks (verification; attribution, whose open-set rule reads the first meta-model)
+        never fits these bases.
 
     Attributes: ``bases_`` (fitted on all data), ``meta_`` (LogisticRegression),
     ``calibrator_``, ``oof_auc_`` (each base's AUC on the out-of-fold pairs, the evidence for
-    its weight) and ``oof_scores_`` (n_pairs, n_bases).
+    its weight), ``oof_scores_`` (n_pairs, n_bases), ``oof_labels_`` and ``training_data_``
+    (``X``, kept for the ranking model); after the first ranking call with ``rank_bases``,
+    ``rank_bases_`` and ``rank_meta_``.
     """
 
     def __init__(
@@ -166,6 +174,7 @@ class StackedVerifier(Verifier):
         C: float = 1.0,
         objective: str = "pan21",
         random_state: int = 0,
+        rank_bases: tuple[Verifier, ...] = (),
     ):
         self.bases = bases
         self.n_folds = n_folds
@@ -173,11 +182,14 @@ class StackedVerifier(Verifier):
         self.C = C
         self.objective = objective
         self.random_state = random_state
+        self.rank_bases = rank_bases
 
     # -- fitting ---------------------------------------------------------------------------
     def _fit_impl(self, X, y) -> None:
         if not self.bases or not all(isinstance(b, Verifier) for b in self.bases):
             raise ValueError("bases must be a non-empty sequence of Verifiers")
+        if not all(isinstance(b, Verifier) for b in self.rank_bases):
+            raise ValueError("rank_bases must be a sequence of Verifiers")
         if int(self.n_folds) < 2:
             raise ValueError(f"n_folds must be >= 2, got {self.n_folds!r}")
         # the folds and the final fit count the n-grams of the same texts: once, here
@@ -191,7 +203,8 @@ class StackedVerifier(Verifier):
         s, t = np.vstack(scores), np.concatenate(labels)
         if t.all() or not t.any():
             raise ValueError("the out-of-fold pairs need same- and different-author pairs")
-        self.oof_scores_ = s
+        self.oof_scores_, self.oof_labels_, self.training_data_ = s, t, X
+        self.rank_bases_ = self.rank_meta_ = None
         self.oof_auc_ = np.array([roc_auc_score(t, s[:, j]) for j in range(s.shape[1])])
         self.meta_ = fit_one_thread(LogisticRegression(C=self.C), _logits(list(s.T)), t)
         meta = self.meta_.predict_proba(_logits(list(s.T)))[:, 1]
@@ -241,9 +254,31 @@ class StackedVerifier(Verifier):
         return self._meta([b.score_problems(pairs) for b in self.bases_], False)
 
     def _rank_many_impl(self, queries, candidate_lists):
-        ranked = [np.concatenate(b.rank_many(queries, candidate_lists)) for b in self.bases_]
-        out = self._meta(ranked, True)
+        bases, meta = self._ranking_model()
+        ranked = [np.concatenate(b.rank_many(queries, candidate_lists)) for b in bases]
+        out = meta.predict_proba(_logits(ranked))[:, 1]
         return np.split(out, np.cumsum([len(c) for c in candidate_lists])[:-1])
+
+    def _ranking_model(self) -> tuple[list[Verifier], LogisticRegression]:
+        """(fitted bases, meta-model) that rank candidates: ``bases_`` and ``meta_``; with
+        ``rank_bases``, those as well, fitted on the folds of ``fit`` (the same pairs, so their
+        out-of-fold scores join ``oof_scores_`` row for row) and on all the training data, and a
+        meta-model on all the columns. Fitted at the first call."""
+        if not self.rank_bases:
+            return self.bases_, self.meta_
+        if self.rank_meta_ is None:
+            X = self.training_data_
+            with shared_counts(_texts(X)):
+                scores = []
+                for train, held in self._folds(X):
+                    fitted = [clone(b).fit(train) for b in self.rank_bases]
+                    scores.append(np.column_stack([b.score_problems(held) for b in fitted]))
+                rank_bases = [clone(b).fit(X) for b in self.rank_bases]
+            s = np.hstack([self.oof_scores_, np.vstack(scores)])
+            logits = _logits(list(s.T))
+            self.rank_meta_ = fit_one_thread(LogisticRegression(C=self.C), logits, self.oof_labels_)
+            self.rank_bases_ = rank_bases
+        return [*self.bases_, *self.rank_bases_], self.rank_meta_
 
     def _attribute_impl(self, candidates, texts):
         got = [b.attribute(candidates, texts) for b in self.bases_]

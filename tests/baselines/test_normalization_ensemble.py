@@ -7,8 +7,9 @@ import pytest
 from baselines_synth import synthetic_corpus, synthetic_pairs
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.linear_model import LogisticRegression
 
-from baselines.ensemble import StackedVerifier, pair_groups
+from baselines.ensemble import StackedVerifier, _logits, pair_groups
 from baselines.naive import CharNgramCosine
 from baselines.normalization import (
     BackgroundNormalized,
@@ -212,3 +213,38 @@ def test_corpus_with_too_few_authors_for_author_folds_is_split_by_text():
         assert held.labels.any() and not held.labels.all()
     scores = est.fit(corpus).score_pairs(corpus.texts[:3], corpus.texts[3:6])
     assert np.all((scores >= 0) & (scores <= 1))
+
+
+def test_rank_bases_join_a_second_meta_model_fitted_at_the_first_ranking(corpus):
+    train, texts = corpus.subset(np.arange(40)), corpus.texts[40:]
+    base = CharNgramCosine(max_features=2000)
+    extra = CharNgramCosine(ngram_size=3, max_features=500)
+    plain = StackedVerifier((base,), n_pairs=90).fit(train)
+    alone = StackedVerifier((extra,), n_pairs=90).fit(train)
+    est = StackedVerifier((base,), n_pairs=90, rank_bases=(extra,)).fit(train)
+    # verification never fits the rank bases, and scores as the plain stack does
+    np.testing.assert_array_equal(
+        est.score_pairs(texts[:5], texts[5:10]), plain.score_pairs(texts[:5], texts[5:10])
+    )
+    assert est.rank_bases_ is None and est.rank_meta_ is None
+    ranked = est.rank_many([texts[0], texts[1]], [texts[2:6], texts[6:8]])
+    # the ranking meta-model is fitted on both stacks' out-of-fold scores of the same pairs
+    logits = _logits([plain.oof_scores_[:, 0], alone.oof_scores_[:, 0]])
+    expected = LogisticRegression().fit(logits, plain.oof_labels_)
+    np.testing.assert_allclose(est.rank_meta_.coef_, expected.coef_, rtol=1e-6)
+    columns = [
+        np.concatenate(b.rank_many([texts[0], texts[1]], [texts[2:6], texts[6:8]]))
+        for b in (plain.bases_[0], alone.bases_[0])
+    ]
+    np.testing.assert_allclose(
+        np.concatenate(ranked), expected.predict_proba(_logits(columns))[:, 1], rtol=1e-6
+    )
+    model = est.rank_meta_
+    est.rank_many([texts[0]], [texts[2:6]])
+    assert est.rank_meta_ is model  # fitted once
+
+
+def test_rank_bases_must_be_verifiers(corpus):
+    est = StackedVerifier((CharNgramCosine(),), rank_bases=("lambdag",))
+    with pytest.raises(ValueError, match="rank_bases"):
+        est.fit(corpus)
