@@ -448,8 +448,7 @@ register(
     "ensemble",
     "baselines.ensemble:StackedVerifier",
     "stacked cosine-norm, logreg-pair (400 pairs, 5,000 n-grams), delta and cdm: "
-    "out-of-fold scores (three folds by author), logistic meta-model, grey zone (pan21); "
-    "candidates ranked by a second meta-model with lambdag as a fifth base",
+    "out-of-fold scores (three folds by author), logistic meta-model, grey zone (pan21)",
     shares="zstd",  # its cdm base scores the task's pairs as cdm does
     bases=(
         Construct(
@@ -463,5 +462,4 @@ register(
         Construct("baselines.compression:CompressionVerifier", {"measure": "cdm"}),
     ),
     n_folds=3,
-    rank_bases=(Construct("baselines.lambdag:LambdaG"),),
 )
