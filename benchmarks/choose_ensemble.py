@@ -133,14 +133,15 @@ def _triplets(corpus: Corpus, m: int, seed: int) -> tuple[list, list, list]:
 
 
 def _ranking_candidates() -> dict[str, StackedVerifier]:
+    """Name -> unfitted stack ranking candidates; ``bases`` is the registered stack."""
     registered = make("ensemble", 0)
-    plain = clone(registered).set_params(rank_bases=())
-    pairwise = _PairwiseRanker(**plain.get_params(deep=False))
+    pairwise = _PairwiseRanker(**registered.get_params(deep=False))
+    lambdag = (Construct("baselines.lambdag:LambdaG").build(),)
     return {
-        "bases": plain,
-        "bases + lambdag": registered,
+        "bases": registered,
+        "bases + lambdag": clone(registered).set_params(rank_bases=lambdag),
         "pairwise": pairwise,
-        "pairwise + lambdag": clone(pairwise).set_params(rank_bases=registered.rank_bases),
+        "pairwise + lambdag": clone(pairwise).set_params(rank_bases=lambdag),
     }
 
 
@@ -171,22 +172,21 @@ def study_ranking(datasets, seeds) -> pd.DataFrame:
                     clone(est).set_params(random_state=seed).fit(fit_half).rank_many(queries, pairs)
                 )
                 right = np.mean([(r[0] > r[1]) + 0.5 * (r[0] == r[1]) for r in ranked])
-                rows.append(
-                    dict(
-                        dataset=name,
-                        seed=seed,
-                        candidate=cand,
-                        auc=float(right),  # one-to-two accuracy, under the column choose reads
-                        n=len(queries),
-                        seconds=time.perf_counter() - t0,
-                    )
-                )
-                print(
-                    f"{name:12s} seed {seed} {cand:18s} accuracy {right:.4f} "
-                    f"n {len(queries)}  {rows[-1]['seconds']:.1f} s",
-                    flush=True,
-                )
+                # one-to-two accuracy, in the column ``choose`` reads
+                rows.append(_row(name, seed, cand, float(right), len(queries), t0, "accuracy"))
     return pd.DataFrame(rows)
+
+
+def _row(name: str, seed: int, cand: str, value: float, n: int, t0: float, label: str) -> dict:
+    """A table row of one candidate's held-out figure (column ``auc``), printed."""
+    row = dict(
+        dataset=name, seed=seed, candidate=cand, auc=value, n=n, seconds=time.perf_counter() - t0
+    )
+    print(
+        f"{name:12s} seed {seed} {cand:18s} {label} {value:.4f} n {n}  {row['seconds']:.1f} s",
+        flush=True,
+    )
+    return row
 
 
 def _halves(train: Corpus | PairSet, seed: int):
@@ -234,21 +234,8 @@ def study(datasets, seeds, names) -> pd.DataFrame:
                     continue
                 t0 = time.perf_counter()
                 scores = clone(est).set_params(random_state=seed).fit(fit_half).score_problems(held)
-                rows.append(
-                    dict(
-                        dataset=name,
-                        seed=seed,
-                        candidate=cand,
-                        auc=roc_auc_score(held.labels, scores),
-                        n=len(held),
-                        seconds=time.perf_counter() - t0,
-                    )
-                )
-                print(
-                    f"{name:12s} seed {seed} {cand:18s} AUC {rows[-1]['auc']:.4f} "
-                    f"n {len(held)}  {rows[-1]['seconds']:.1f} s",
-                    flush=True,
-                )
+                auc = float(roc_auc_score(held.labels, scores))
+                rows.append(_row(name, seed, cand, auc, len(held), t0, "AUC"))
     return pd.DataFrame(rows)
 
 
