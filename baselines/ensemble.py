@@ -164,8 +164,8 @@ class StackedVerifier(Verifier):
     Attributes: ``bases_`` (fitted on all data), ``meta_`` (LogisticRegression),
     ``calibrator_``, ``oof_auc_`` (each base's AUC on the out-of-fold pairs, the evidence for
     its weight), ``oof_scores_`` (n_pairs, n_bases), ``oof_labels_`` and ``training_data_``
-    (``X``, kept for the ranking model); after the first ranking call with ``rank_bases``,
-    ``rank_bases_`` and ``rank_meta_``.
+    (``X`` when there are ``rank_bases``, else None); after the first ranking call with
+    ``rank_bases``, ``rank_bases_`` and ``rank_meta_``.
     """
 
     def __init__(
@@ -205,7 +205,9 @@ class StackedVerifier(Verifier):
         s, t = np.vstack(scores), np.concatenate(labels)
         if t.all() or not t.any():
             raise ValueError("the out-of-fold pairs need same- and different-author pairs")
-        self.oof_scores_, self.oof_labels_, self.training_data_ = s, t, X
+        self.oof_scores_, self.oof_labels_ = s, t
+        # kept only for the ranking model: a fitted stack need not carry its training texts
+        self.training_data_ = X if self.rank_bases else None
         self.rank_bases_ = self.rank_meta_ = None
         self.oof_auc_ = np.array([roc_auc_score(t, s[:, j]) for j in range(s.shape[1])])
         self.meta_ = fit_one_thread(LogisticRegression(C=self.C), _logits(list(s.T)), t)
