@@ -20,7 +20,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from stylo.features import shared_counts
-from stylo.features._columns import local_columns, merge_sorted, remap_rows
+from stylo.features._columns import argsort_keys, local_columns, merge_sorted, remap_rows
 from stylo.features._entries import EntryStore
 from stylo.features._reference import count_ngrams, pack
 from stylo.features._validation import TextInputMixin, effective_n_jobs
@@ -372,7 +372,7 @@ class NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         def count(k):
             row_nnz, nnz, keys = counters[k].count(*entries.region(k), entries.at_end(k))
             counters[k] = None
-            order = np.argsort(keys)
+            order = argsort_keys(keys)
             return ChunkCounts(row_nnz, *entries.used(k, nnz), keys[order], order)
 
         return map_parallel(count, range(len(counters)), n_jobs), entries

@@ -65,6 +65,11 @@ def merge_sorted(a: list[int], b: list[int]) -> tuple[list[int], list[int], list
     return union, [where[v] for v in a], [where[v] for v in b]
 
 
+def argsort_keys(keys: list[int]) -> list[int]:
+    """Positions of ``keys`` in ascending order, equal keys in their order (a stable sort)."""
+    return sorted(range(len(keys)), key=lambda i: (keys[i], i))
+
+
 def count_matrix(docs: list[str], analyzer: str, min_n: int, max_n: int):
     """Dense (n_docs, V) counts and the sorted feature names, from the functions above."""
     fn = {"char": char_ngrams, "char_wb": char_wb_ngrams, "word": word_ngrams}[analyzer]

@@ -13,8 +13,9 @@ from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 from sklearn.pipeline import FeatureUnion, Pipeline
 
 from stylo.features import TOKEN_PATTERN, CharNgrams, WordNgrams, ngrams
-from stylo.features._columns import local_columns, merge_sorted, remap_rows
+from stylo.features._columns import argsort_keys, local_columns, merge_sorted, remap_rows
 from stylo.features._entries import EntryStore
+from stylo.features._reference import argsort_keys as argsort_keys_reference
 from stylo.features._reference import count_matrix, tokenize
 from stylo.features._reference import merge_sorted as merge_sorted_reference
 from stylo.features._segments import TextChunk, text_segments
@@ -526,6 +527,25 @@ def test_merge_sorted_kernel_matches_reference(a, b, shared):
     union, pos_a, pos_b = merge_sorted(np.array(a, dtype=np.int64), np.array(b, dtype=np.int64))
     want = merge_sorted_reference(a, b)
     assert (union.tolist(), pos_a.tolist(), pos_b.tolist()) == want
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.integers(0, 2**63 - 1), max_size=80),
+    st.integers(0, 62),
+    st.sampled_from([0, 1, 2**62]),
+    st.booleans(),
+)
+def test_argsort_keys_kernel_matches_reference(raw, shift, offset, with_negative):
+    """argsort_keys == a stable sort in Python: keys sharing low digits (left-aligned n-gram
+    keys, shifted up), sharing high ones (a common offset), repeated keys, and a negative key
+    (NumPy's path)."""
+    keys = [min(offset + (k >> shift << shift), 2**63 - 1) for k in raw]
+    keys += keys[: len(keys) // 3]  # repeats: the order of equal keys is their order
+    if with_negative:
+        keys.append(-5)
+    got = argsort_keys(np.array(keys, dtype=np.int64))
+    assert got.tolist() == argsort_keys_reference(keys)
 
 
 @settings(max_examples=60, deadline=None)
