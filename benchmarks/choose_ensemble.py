@@ -150,6 +150,8 @@ def held_triplets(name: str, held: Corpus, seed: int):
     drawn by the grid task's rule on ``name``, at most 300."""
     proto = PROTOCOLS["aidbench_one_to_two"]
     setting = proto.settings(load(name))[0]
+    # the protocol's own draw (private: a task's test draw without its training split), so
+    # that the held-out triplets follow the test's rule exactly
     n = min(300, _n_triplets(PairRules(held, setting["cross_topic"])))
     test, _, _ = proto._draw(held, {**setting, "n_triplets": n}, 100 + seed)
     frame = test.frame
@@ -250,7 +252,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", default=",".join(_AIDBENCH + _PAN))
     ap.add_argument("--seeds", default="0,1,2")
-    ap.add_argument("--candidates", default="")
+    ap.add_argument("--candidates", default="", help="of the AUC study (not --ranking)")
     ap.add_argument("--csv")
     ap.add_argument("--ranking", action="store_true", help="choose how candidates are ranked")
     args = ap.parse_args(argv)
