@@ -13,7 +13,10 @@ For each problem (the candidates' known texts and the texts to attribute):
 
 1. the ``views``, each sublinear TF-IDF: by default character 2-5-grams, character 1-3-grams of the
    text distorted to its 100 most frequent words (:class:`TextDistortion`, the letters of all other
-   words masked, so topic words leave only their shape), word 1-3-grams. The vocabulary, idf and
+   words masked, so topic words leave only their shape), word 1-3-grams, and character 1-4-grams of
+   the text with every word masked (punctuation, spacing, digits and word lengths alone: the
+   punctuation n-grams that carry across topics in U. Sapkota et al., "Not all character n-grams
+   are created equal", NAACL 2015). The vocabulary, idf and
    scaling are fitted on all the problem's texts, known and unknown (no labels are read; PAN's
    problems give the unknown texts up front). ``scaling="l2-maxabs"`` normalises rows (texts of any
    length alike) and then divides each column by its largest value (EACH-USP's max-abs scaling:
@@ -73,7 +76,7 @@ _UNKNOWN = "<UNK>"
 #: margins tried when fitting the rejection (leads of the combined decision values; z-scores
 #: of a text over its candidates rarely lead by more than 3)
 _MARGINS = np.round(np.arange(0.0, 3.001, 0.025), 3)
-_VIEW_KINDS = ("char", "distorted", "word")
+_VIEW_KINDS = ("char", "distorted", "masked", "word")
 _SCALINGS = ("l2-maxabs", "maxabs", "l2")
 _COMBINATIONS = ("zscore", "mean")
 #: problems with more texts than this are fitted on the sparse rows: the Gram matrix's
@@ -89,7 +92,9 @@ class EnsembleAttributor(Verifier):
     ----------
     views : tuple of (kind, (min_n, max_n))
         The feature views, kind ``"char"`` (character n-grams), ``"distorted"`` (character
-        n-grams of the distorted text) or ``"word"`` (word n-grams); at least one.
+        n-grams of the distorted text), ``"masked"`` (character n-grams of the text with every
+        word masked: punctuation, spacing, digits and word lengths) or ``"word"`` (word
+        n-grams); at least one.
     scaling : {"l2-maxabs", "maxabs", "l2"} or tuple of them
         L2-normalised rows then column max-abs scaling of the TF-IDF, or only one of them; a
         tuple fits one model per view and scaling, all voting.
@@ -126,7 +131,12 @@ class EnsembleAttributor(Verifier):
 
     def __init__(
         self,
-        views: tuple = (("char", (2, 5)), ("distorted", (1, 3)), ("word", (1, 3))),
+        views: tuple = (
+            ("char", (2, 5)),
+            ("distorted", (1, 3)),
+            ("word", (1, 3)),
+            ("masked", (1, 4)),
+        ),
         scaling: str | tuple = ("l2", "l2-maxabs"),
         combination: str = "zscore",
         C: float = 1.0,
@@ -287,14 +297,15 @@ class EnsembleAttributor(Verifier):
             "sublinear_tf": True,
             "dtype": np.float64,
         }
-        distorted, out = None, []
+        rewritten, out = {}, []  # distortion's k -> the texts distorted
         for kind, ngram_range in self.views:
             docs = everything
-            if kind == "distorted":
-                if distorted is None:
-                    distortion = TextDistortion(k=self.distortion_k, method="dv_ma")
-                    distorted = distortion.fit(everything).transform(everything)
-                docs = distorted
+            if kind in ("distorted", "masked"):
+                k = self.distortion_k if kind == "distorted" else 0
+                if k not in rewritten:
+                    distortion = TextDistortion(k=k, method="dv_ma")
+                    rewritten[k] = distortion.fit(everything).transform(everything)
+                docs = rewritten[k]
             ngrams = WordNgrams if kind == "word" else CharNgrams
             rows = {}  # row norm -> TF-IDF, vectorised once for the scalings sharing it
             for scaling in _scalings(self.scaling):

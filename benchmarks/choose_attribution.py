@@ -40,7 +40,8 @@ _WINNERS = (("char", (2, 5)), ("distorted", (1, 3)), ("word", (1, 3)))
 #: the first round's configurations, without self-training; then self-training on the first
 #: round's choice (l2-maxabs-zscore) and on its runner-up with both scalings; then, around the
 #: second round's choice, the SVMs' C, the words kept by the distortion and svm-attribution's
-#: char 1-4-grams as a fourth view (every round before the third kept 300 words)
+#: char 1-4-grams as a fourth view (every round before the third kept 300 words); then a fourth
+#: view of the text with every word masked (punctuation, spacing and word lengths)
 _ROUND1 = {
     "l2-mean (previous)": {"scaling": "l2", "combination": "mean"},
     "l2-zscore": {"scaling": "l2"},
@@ -53,20 +54,31 @@ _ROUND1 = {
     "l2 and l2-maxabs, zscore": {},
 }
 _ONE = {"scaling": "l2-maxabs", "distortion_k": 300}
-#: the configurations compared; "chosen" is the class's defaults
-CANDIDATES = {
-    name: {"self_training": 0.0, "distortion_k": 300, **p} for name, p in _ROUND1.items()
-} | {
+#: the second and third rounds (every earlier round had the winners' three views)
+_ROUNDS_2_3 = {
     "l2-maxabs, self-training 0.5": {**_ONE, "self_training": 0.5},
     "l2-maxabs, self-training 1.0": _ONE,
     "l2-maxabs, self-training 1.0, 2 rounds": {**_ONE, "self_training_rounds": 2},
     "l2 and l2-maxabs, self-training 1.0": {"distortion_k": 300},
     "C=0.1": {"distortion_k": 300, "C": 0.1},
     "C=10": {"distortion_k": 300, "C": 10.0},
-    "chosen: distortion k=100": {},
+    "distortion k=100 (third round's choice)": {},
     "distortion k=1000": {"distortion_k": 1000},
     "+ char 1-4": {"distortion_k": 300, "views": (("char", (1, 4)),) + _WINNERS},
 }
+#: the configurations compared; "chosen" is the class's defaults
+CANDIDATES = (
+    {
+        name: {"self_training": 0.0, "distortion_k": 300, "views": _WINNERS, **p}
+        for name, p in _ROUND1.items()
+    }
+    | {name: {"views": _WINNERS, **p} for name, p in _ROUNDS_2_3.items()}
+    | {
+        "+ masked char 1-3": {"views": _WINNERS + (("masked", (1, 3)),)},
+        "chosen: + masked char 1-4": {},
+        "+ masked char 2-5": {"views": _WINNERS + (("masked", (2, 5)),)},
+    }
+)
 _CLOSED_CORPORA = ("imdb62", "guardian", "pan18_cdaa", "enron", "blog")
 _SUB_KNOWN = 0.7
 #: the grid's seeds: their tasks' known texts only
