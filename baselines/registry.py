@@ -311,10 +311,10 @@ register(
 register(
     "ensemble-attribution",
     "baselines.attribution_ensemble:EnsembleAttributor",
-    "PAN18/19 winners' recipe: char 2-5, distorted char 1-3 and word 1-3 TF-IDF, L2 and "
-    "max-abs scaled, one linear SVM each, decision values averaged, refitted with each "
-    "candidate's most confident texts; unknown author below a lead fitted on simulated "
-    "open-set training problems",
+    "PAN18/19 winners' recipe: char 2-5, distorted char 1-3, word 1-3 and word-masked char "
+    "1-4 TF-IDF, L2 and max-abs scaled, one linear SVM each, decision values averaged, "
+    "refitted with each candidate's most confident texts; unknown author below a lead "
+    "fitted on simulated open-set training problems",
     kind="attribution",
 )
 for _name, _measure in (("ppm", "ppm"), ("ncd", "ncd"), ("cdm", "cdm"), ("zstd-xent", "xent")):
