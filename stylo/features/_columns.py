@@ -71,6 +71,24 @@ def move_left(arr, src, dst, n):
 _RADIX_BITS = 11
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _radix_pass(src_k, src_v, dst_k, dst_v, hist, shift, radix_mask):
+    """One stable LSD radix pass: ``src_k`` (with ``src_v`` carried along) into ``dst_k`` and
+    ``dst_v``, ordered by the digit ``(key >> shift) & radix_mask``; ``hist`` holds at least
+    ``radix_mask + 2`` counters."""
+    hist[:] = 0
+    for k in range(src_k.shape[0]):
+        hist[((src_k[k] >> shift) & radix_mask) + 1] += 1
+    for h in range(radix_mask + 1):
+        hist[h + 1] += hist[h]
+    for k in range(src_k.shape[0]):
+        digit = (src_k[k] >> shift) & radix_mask
+        at = hist[digit]
+        hist[digit] = at + 1
+        dst_k[at] = src_k[k]
+        dst_v[at] = src_v[k]
+
+
 @numba.njit(cache=True, nogil=True)
 def _sort_run(ids, counts, start, stop, tmp_ids, tmp_counts, hist, digit_bits, n_passes):
     """Sort ``ids[start:stop]`` ascending, carrying ``counts`` along (ids are distinct).
@@ -97,18 +115,7 @@ def _sort_run(ids, counts, start, stop, tmp_ids, tmp_counts, hist, digit_bits, n
     dst_c = tmp_counts[:m]
     radix_mask = (1 << digit_bits) - 1
     for p in range(n_passes):
-        shift = digit_bits * p
-        hist[:] = 0
-        for k in range(m):
-            hist[((src_i[k] >> shift) & radix_mask) + 1] += 1
-        for h in range(radix_mask + 1):
-            hist[h + 1] += hist[h]
-        for k in range(m):
-            digit = (src_i[k] >> shift) & radix_mask
-            at = hist[digit]
-            hist[digit] = at + 1
-            dst_i[at] = src_i[k]
-            dst_c[at] = src_c[k]
+        _radix_pass(src_i, src_c, dst_i, dst_c, hist, digit_bits * p, radix_mask)
         src_i, dst_i = dst_i, src_i
         src_c, dst_c = dst_c, src_c
     if n_passes % 2 == 1:
@@ -133,17 +140,7 @@ def _argsort_nonnegative(keys):
     for shift in range(0, 63, _RADIX_BITS):
         if (varying >> shift) & radix_mask == 0:
             continue
-        hist[:] = 0
-        for i in range(n):
-            hist[((src_k[i] >> shift) & radix_mask) + 1] += 1
-        for h in range(radix_mask + 1):
-            hist[h + 1] += hist[h]
-        for i in range(n):
-            digit = (src_k[i] >> shift) & radix_mask
-            at = hist[digit]
-            hist[digit] = at + 1
-            dst_k[at] = src_k[i]
-            dst_o[at] = src_o[i]
+        _radix_pass(src_k, src_o, dst_k, dst_o, hist, shift, radix_mask)
         src_k, dst_k = dst_k, src_k
         src_o, dst_o = dst_o, src_o
     return src_o
