@@ -194,15 +194,7 @@ class StackedVerifier(Verifier):
             raise ValueError("rank_bases must be a sequence of Verifiers")
         if int(self.n_folds) < 2:
             raise ValueError(f"n_folds must be >= 2, got {self.n_folds!r}")
-        # the folds and the final fit count the n-grams of the same texts: once, here
-        with shared_counts(_texts(X)):
-            scores, labels = [], []
-            for train, held in self._folds(X):
-                fitted = [clone(b).fit(train) for b in self.bases]
-                scores.append(np.column_stack([b.score_problems(held) for b in fitted]))
-                labels.append(held.labels)
-            self.bases_ = [clone(b).fit(X) for b in self.bases]
-        s, t = np.vstack(scores), np.concatenate(labels)
+        s, t, self.bases_ = self._stacked(X, self.bases)
         if t.all() or not t.any():
             raise ValueError("the out-of-fold pairs need same- and different-author pairs")
         self.oof_scores_, self.oof_labels_ = s, t
@@ -215,6 +207,18 @@ class StackedVerifier(Verifier):
         self.calibrator_ = ScoreCalibrator(
             platt=False, grey_zone=True, objective=self.objective
         ).fit(meta, t)
+
+    def _stacked(self, X: Corpus | PairSet, bases) -> tuple[np.ndarray, np.ndarray, list]:
+        """``bases``' out-of-fold scores of the folds' held-out pairs (n_pairs, n_bases), those
+        pairs' labels, and the bases fitted on all of ``X``."""
+        # the folds and the final fit count the n-grams of the same texts: once, here
+        with shared_counts(_texts(X)):
+            scores, labels = [], []
+            for train, held in self._folds(X):
+                fitted = [clone(b).fit(train) for b in bases]
+                scores.append(np.column_stack([b.score_problems(held) for b in fitted]))
+                labels.append(held.labels)
+            return np.vstack(scores), np.concatenate(labels), [clone(b).fit(X) for b in bases]
 
     def _folds(self, X: Corpus | PairSet):
         """(training data, held-out labelled pairs) of each fold."""
@@ -271,14 +275,8 @@ class StackedVerifier(Verifier):
         if not self.rank_bases:
             return self.bases_, self.meta_
         if self.rank_meta_ is None:
-            X = self.training_data_
-            with shared_counts(_texts(X)):
-                scores = []
-                for train, held in self._folds(X):
-                    fitted = [clone(b).fit(train) for b in self.rank_bases]
-                    scores.append(np.column_stack([b.score_problems(held) for b in fitted]))
-                rank_bases = [clone(b).fit(X) for b in self.rank_bases]
-            s = np.hstack([self.oof_scores_, np.vstack(scores)])
+            scores, _, rank_bases = self._stacked(self.training_data_, self.rank_bases)
+            s = np.hstack([self.oof_scores_, scores])
             logits = _logits(list(s.T))
             self.rank_meta_ = fit_one_thread(LogisticRegression(C=self.C), logits, self.oof_labels_)
             self.rank_bases_ = rank_bases
