@@ -32,8 +32,6 @@ from stylo.verifier import Verifier, training_pairs
 
 __all__ = ["CharNgramCosine", "NaiveDistance"]
 
-_BATCH = 4096
-
 
 def _char_tfidf(
     ngram_range: tuple[int, int],
@@ -105,16 +103,7 @@ class CharNgramCosine(Verifier):
 
     def _score_impl(self, texts_a, texts_b):
         x, rows_a, rows_b = distinct_rows(self._rows, texts_a, texts_b)
-        # pairs in batches: attribution puts each long joined known text in thousands of pairs,
-        # whose rows, all at once, would be gigabytes with a large vocabulary
-        sims = np.concatenate(
-            [
-                paired_cosine(
-                    x[rows_a[at : at + _BATCH]], x[rows_b[at : at + _BATCH]], n_jobs=self.n_jobs
-                )
-                for at in range(0, len(texts_a), _BATCH)
-            ]
-        )
+        sims = paired_cosine(x, x, n_jobs=self.n_jobs, rows=(rows_a, rows_b))
         # a text without any vocabulary n-gram has no direction: no answer, not "dissimilar"
         empty = x.getnnz(axis=1) == 0
         bad = empty[rows_a] | empty[rows_b]

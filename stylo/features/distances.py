@@ -174,14 +174,17 @@ def _pairwise_rows_block(kind, xd, xi, xp, yd, yrow, ycol_ptr, n_y, r0, r1, xs, 
 
 
 @numba.njit(cache=True, nogil=True)
-def _paired_block(kind, xd, xi, xp, yd, yi, yp, r0, r1, xs, ys):
-    """Row i of X against row i of Y for i in r0:r1, by merging the sorted column lists."""
+def _paired_block(kind, xd, xi, xp, yd, yi, yp, x_row, y_row, r0, r1, xs, ys):
+    """Row ``x_row[i]`` of X against row ``y_row[i]`` of Y for i in r0:r1, by merging the
+    sorted column lists."""
     out = np.empty(r1 - r0)
-    for r in range(r0, r1):
+    for i in range(r0, r1):
+        r = x_row[i]
+        s = y_row[i]
         acc = 0.0
         a = xp[r]
-        b = yp[r]
-        while a < xp[r + 1] and b < yp[r + 1]:
+        b = yp[s]
+        while a < xp[r + 1] and b < yp[s + 1]:
             if xi[a] == yi[b]:
                 acc += _common(kind, xd[a], yd[b])
                 a += 1
@@ -190,7 +193,7 @@ def _paired_block(kind, xd, xi, xp, yd, yi, yp, r0, r1, xs, ys):
                 a += 1
             else:
                 b += 1
-        out[r - r0] = _finish(kind, acc, xs[0][r], xs[1][r], xs[2][r], ys[0][r], ys[1][r], ys[2][r])
+        out[i - r0] = _finish(kind, acc, xs[0][r], xs[1][r], xs[2][r], ys[0][s], ys[1][s], ys[2][s])
     return out
 
 
@@ -210,26 +213,49 @@ def _as_csr(X, name, kind):
     return X
 
 
-def _check(kind, X, Y, paired):
+def _check(kind, X, Y):
     X = _as_csr(X, "X", kind)
     Y = _as_csr(Y, "Y", kind)
     if X.shape[1] != Y.shape[1]:
         raise ValueError(f"X has {X.shape[1]} features but Y has {Y.shape[1]}")
-    if paired and X.shape[0] != Y.shape[0]:
-        raise ValueError(
-            f"paired kernels need as many rows in X ({X.shape[0]}) as in Y ({Y.shape[0]})"
-        )
     return X, Y
 
 
+def _paired(kind, X, Y, rows, n_jobs):
+    """A paired kernel: row ``rows[0][i]`` of X against row ``rows[1][i]`` of Y, or row i
+    against row i when ``rows`` is None. Rows are read where they are: attribution pairs one
+    long profile with thousands of texts, and copying it into each pair (``X[rows]``) took
+    longer than comparing them."""
+    X, Y = _check(kind, X, Y)
+    if rows is None:
+        if X.shape[0] != Y.shape[0]:
+            raise ValueError(
+                f"paired kernels need as many rows in X ({X.shape[0]}) as in Y ({Y.shape[0]})"
+            )
+        x_row = y_row = np.arange(X.shape[0], dtype=np.int64)
+    else:
+        x_row, y_row = (np.asarray(r, dtype=np.int64) for r in rows)
+        if x_row.shape != y_row.shape or x_row.ndim != 1:
+            raise ValueError(
+                f"rows must be two 1-d arrays of one length, got {x_row.shape} and {y_row.shape}"
+            )
+        for name, r, n in (("X", x_row, X.shape[0]), ("Y", y_row, Y.shape[0])):
+            if r.size and (r.min() < 0 or r.max() >= n):
+                raise ValueError(f"rows of {name} must be in [0, {n}), got {r.min()}..{r.max()}")
+    return _run(kind, X, Y, (x_row, y_row), n_jobs)
+
+
 def _run(kind, X, Y, paired, n_jobs, skip=None, select=None, block_rows=None):
-    """The kernel of ``kind`` on checked CSR float64 ``X``, ``Y`` (all-vs-all ignores the
-    columns where the boolean array ``skip`` is true). With ``select``, each block of at most
-    ``block_rows`` x rows is passed through it, and only what it returns is kept."""
+    """The kernel of ``kind`` on checked CSR float64 ``X``, ``Y``: all-vs-all when ``paired``
+    is None (ignoring the columns where the boolean array ``skip`` is true), else row
+    ``paired[0][i]`` of X against row ``paired[1][i]`` of Y. With ``select``, each block of at
+    most ``block_rows`` x rows is passed through it, and only what it returns is kept."""
     xs = _row_stats(X.data, X.indptr)
     ys = _row_stats(Y.data, Y.indptr)
-    if paired:
-        fn, y_arrays = _paired_block, (Y.data, Y.indices, Y.indptr)
+    n = X.shape[0]
+    if paired is not None:
+        fn, y_arrays = _paired_block, (Y.data, Y.indices, Y.indptr, *paired)
+        n = paired[0].shape[0]
     else:
         Yc = Y.tocsc()
         Yc.sort_indices()
@@ -239,7 +265,6 @@ def _run(kind, X, Y, paired, n_jobs, skip=None, select=None, block_rows=None):
         else:
             # a skip leaves the rare columns of a dense split, which rows seldom share
             fn, y_arrays = _pairwise_block, (*y_arrays, skip)
-    n = X.shape[0]
     n_jobs = effective_n_jobs(n_jobs)
     n_blocks = min(n, 4 * n_jobs)
     if block_rows:
@@ -256,7 +281,7 @@ def _run(kind, X, Y, paired, n_jobs, skip=None, select=None, block_rows=None):
         with ThreadPoolExecutor(n_jobs) as pool:
             parts = list(pool.map(block, range(len(bounds) - 1)))
     if not parts:
-        return np.zeros(0) if paired else np.zeros((0, Y.shape[0]))
+        return np.zeros(0) if paired is not None else np.zeros((0, Y.shape[0]))
     return np.concatenate(parts, axis=0)
 
 
@@ -313,24 +338,28 @@ def gram(X) -> np.ndarray:
 _NEAREST_BLOCK = 256
 
 
-def paired_minmax(X, Y, n_jobs=None):
-    """Ruzicka similarity of row i of X and row i of Y, shape (n,); 0 for two zero rows."""
-    return _run(_MINMAX, *_check(_MINMAX, X, Y, True), True, n_jobs)
+def paired_minmax(X, Y, n_jobs=None, rows=None):
+    """Ruzicka similarity of row i of X and row i of Y, shape (n,); 0 for two zero rows.
+    With ``rows=(x_rows, y_rows)``: of rows ``x_rows[i]`` and ``y_rows[i]``, shape (len(x_rows),),
+    equal bit for bit to ``paired_minmax(X[x_rows], Y[y_rows])`` without copying the rows."""
+    return _paired(_MINMAX, X, Y, rows, n_jobs)
 
 
-def paired_cosine(X, Y, n_jobs=None):
-    """Cosine similarity of row i of X and row i of Y, shape (n,); 0 if a row is zero."""
-    return _run(_COSINE, *_check(_COSINE, X, Y, True), True, n_jobs)
+def paired_cosine(X, Y, n_jobs=None, rows=None):
+    """Cosine similarity of row i of X and row i of Y, shape (n,); 0 if a row is zero.
+    ``rows``: as in :func:`paired_minmax`."""
+    return _paired(_COSINE, X, Y, rows, n_jobs)
 
 
-def paired_manhattan(X, Y, n_jobs=None):
-    """L1 distance between row i of X and row i of Y, shape (n,)."""
-    return _run(_MANHATTAN, *_check(_MANHATTAN, X, Y, True), True, n_jobs)
+def paired_manhattan(X, Y, n_jobs=None, rows=None):
+    """L1 distance between row i of X and row i of Y, shape (n,). ``rows``: as in
+    :func:`paired_minmax`."""
+    return _paired(_MANHATTAN, X, Y, rows, n_jobs)
 
 
 def pairwise_minmax(X, Y, n_jobs=None):
     """Ruzicka similarity of every row of X with every row of Y, shape (n_x, n_y)."""
-    return _run(_MINMAX, *_check(_MINMAX, X, Y, False), False, n_jobs)
+    return _run(_MINMAX, *_check(_MINMAX, X, Y), None, n_jobs)
 
 
 def nearest_minmax(X, Y, k, n_jobs=None):
@@ -341,7 +370,7 @@ def nearest_minmax(X, Y, k, n_jobs=None):
     kind="stable")``, with X's rows taken in blocks, so that memory is one block's
     similarities (not n_x x n_y) and each row's choice is a partition, linear in n_y.
     """
-    X, Y = _check(_MINMAX, X, Y, False)
+    X, Y = _check(_MINMAX, X, Y)
     k = min(int(k), Y.shape[0])
     if k < 1 or X.shape[0] == 0:
         return np.zeros((X.shape[0], max(k, 0)), dtype=np.int64)
@@ -349,7 +378,7 @@ def nearest_minmax(X, Y, k, n_jobs=None):
         _MINMAX,
         X,
         Y,
-        False,
+        None,
         n_jobs,
         select=lambda sim: _top_columns(sim, k),
         block_rows=_NEAREST_BLOCK,
@@ -364,12 +393,12 @@ def pairwise_cosine(X, Y, n_jobs=None):
     a sparse product's work) go through one dense BLAS product, limited to ``n_jobs``
     threads; the other columns through the sparse kernel.
     """
-    X, Y = _check(_COSINE, X, Y, False)
+    X, Y = _check(_COSINE, X, Y)
     X, Y = _unit_rows(X), _unit_rows(Y)
     busy = _busy_columns(X, Y)
     skip = np.zeros(X.shape[1], dtype=np.bool_)
     skip[busy] = True
-    out = _run(_DOT, X, Y, False, n_jobs, skip)
+    out = _run(_DOT, X, Y, None, n_jobs, skip)
     if busy.shape[0]:
         with threadpool_limits(limits=effective_n_jobs(n_jobs), user_api="blas"):
             for a in range(0, busy.shape[0], _DENSE_BLOCK):
@@ -403,4 +432,4 @@ def _busy_columns(X, Y):
 
 def pairwise_manhattan(X, Y, n_jobs=None):
     """L1 distance between every row of X and every row of Y, shape (n_x, n_y)."""
-    return _run(_MANHATTAN, *_check(_MANHATTAN, X, Y, False), False, n_jobs)
+    return _run(_MANHATTAN, *_check(_MANHATTAN, X, Y), None, n_jobs)
