@@ -53,8 +53,6 @@ from stylo.features._utf8 import LOWER_SPECIAL, N_CODEPOINTS, SPACE, char_table,
 
 __all__ = ["CharNgrams", "WordNgrams", "TOKEN_PATTERN"]
 
-__all__ = ["CharNgrams", "WordNgrams", "TOKEN_PATTERN"]
-
 #: The word tokeniser of ``WordNgrams`` as a regular expression: maximal runs of word
 #: characters (Python's Unicode ``\w``: letters, digits, marks counted as alphanumeric, ``_``),
 #: where an apostrophe (``'`` or ``’``) between two word characters keeps them in one token

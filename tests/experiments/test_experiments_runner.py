@@ -263,6 +263,7 @@ def test_the_schedule_starts_the_costliest_cells_first_and_keeps_a_tasks_shared_
         cell("llm-prompt"),
         cell("bert-pair"),
         cell("naive", "costly"),
+        cell("cdm", "costly"),
         cell("llm-prompt-both-orders"),
         cell("embedding", seed=1),
         cell("embedding"),
@@ -270,6 +271,8 @@ def test_the_schedule_starts_the_costliest_cells_first_and_keeps_a_tasks_shared_
         cell("cdm-cal"),
         cell("ppm"),
         cell("ensemble"),
+        cell("ppm", "costly"),
+        cell("ensemble", "costly"),
         cell("cdm"),
         cell("cdm", seed=1),
     ]
@@ -283,19 +286,23 @@ def test_the_schedule_starts_the_costliest_cells_first_and_keeps_a_tasks_shared_
             ("embedding", "toy_verification", 0),
         ],
         [("bert-pair", "toy_verification", 0)],
+        # a costly protocol's methods measuring pairs through one compression memo, together
+        # (equal costs keep the grid's order)
+        [("cdm", "costly", 0), ("ensemble", "costly", 0)],
         [("embedding", "toy_verification", 1)],  # another task: its own
         [("naive", "costly", 0)],
-        # methods measuring pairs through one compression memo, in one worker task
+        [("ppm", "costly", 0)],
+        # a task's cheap cells in one worker task, which samples the task once for them all
+        # (the memo's cells among them)
         [
+            ("naive", "toy_verification", 0),
+            ("delta", "toy_verification", 0),
             ("cdm-cal", "toy_verification", 0),
+            ("ppm", "toy_verification", 0),
             ("ensemble", "toy_verification", 0),
             ("cdm", "toy_verification", 0),
         ],
-        # equal costs keep the grid's order
-        [("naive", "toy_verification", 0)],
-        [("delta", "toy_verification", 0)],
-        [("ppm", "toy_verification", 0)],  # another memo
-        [("cdm", "toy_verification", 1)],
+        [("cdm", "toy_verification", 1)],  # another task
     ]
     assert sorted(c.key for g in schedule(cells, suite) for c in g) == sorted(c.key for c in cells)
 
