@@ -214,8 +214,10 @@ def _as_csr(X, name, kind):
 
 
 def _check(kind, X, Y):
+    same = Y is X
     X = _as_csr(X, "X", kind)
-    Y = _as_csr(Y, "Y", kind)
+    # one matrix on both sides (a verifier's pairs among its distinct texts): checked once
+    Y = X if same else _as_csr(Y, "Y", kind)
     if X.shape[1] != Y.shape[1]:
         raise ValueError(f"X has {X.shape[1]} features but Y has {Y.shape[1]}")
     return X, Y
@@ -251,7 +253,7 @@ def _run(kind, X, Y, paired, n_jobs, skip=None, select=None, block_rows=None):
     ``paired[0][i]`` of X against row ``paired[1][i]`` of Y. With ``select``, each block of at
     most ``block_rows`` x rows is passed through it, and only what it returns is kept."""
     xs = _row_stats(X.data, X.indptr)
-    ys = _row_stats(Y.data, Y.indptr)
+    ys = xs if Y is X else _row_stats(Y.data, Y.indptr)
     n = X.shape[0]
     if paired is not None:
         fn, y_arrays = _paired_block, (Y.data, Y.indices, Y.indptr, *paired)

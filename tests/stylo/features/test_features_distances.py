@@ -109,6 +109,11 @@ def test_paired_rows_equal_paired_copies_bit_for_bit(pair, kind, n_jobs, seed):
     ia, ib = rng.integers(0, A.shape[0], 25), rng.integers(0, B.shape[0], 25)
     got = PAIRED[kind](A, B, n_jobs=n_jobs, rows=(ia, ib))
     assert np.array_equal(got, PAIRED[kind](A[ia], B[ib]))
+    # one matrix on both sides, checked and summed once
+    ja = rng.integers(0, A.shape[0], 25)
+    assert np.array_equal(
+        PAIRED[kind](A, A, n_jobs=n_jobs, rows=(ia, ja)), PAIRED[kind](A[ia], A[ja])
+    )
 
 
 def test_paired_rows_errors():
