@@ -19,8 +19,12 @@ Sources and defaults:
   Loreto, "Language trees and zipping", PRL 88, 2002, with zstd's dictionary in place of
   concatenation).
 
-C(.) is the size in bytes of the zstd frame of the UTF-8 text (``level`` 9 by default, no
-checksum, no content size). The two directional measures d1, d2 of a pair are turned into a
+C(.) is the size in bytes of the zstd frame of the UTF-8 text (no checksum, no content size).
+The zstd level is part of each measure, not a speed setting: :data:`DEFAULT_LEVELS` (3 for NCD
+and CDM, 4 for the cross-entropy) were chosen on training data only
+(``benchmarks/choose_compression.py``: held-out AUC on the training parts of ten verification
+corpora, macro-F1 on PAN18's training problems), where they beat the former level 9 on both,
+at a third of its compression time. The two directional measures d1, d2 of a pair are turned into a
 score by a logistic regression on [mean(d1, d2), |d1 - d2|] fitted on labelled training pairs,
 as the compressor baseline's documentation describes (its code feeds [d1, d2] directly:
 ``features="raw"``). Scores within ``radius`` of 0.5 become exactly 0.5 (no answer), as there
@@ -41,9 +45,18 @@ from baselines._ppm import ppm_cross_entropies
 from stylo.text_input import has_text
 from stylo.verifier import NO_ANSWER, Verifier, training_pairs
 
-__all__ = ["CompressionVerifier", "MEASURES", "clear_memo", "compression_measures", "memo_family"]
+__all__ = [
+    "CompressionVerifier",
+    "DEFAULT_LEVELS",
+    "MEASURES",
+    "clear_memo",
+    "compression_measures",
+    "memo_family",
+]
 
 MEASURES = ("ppm", "ncd", "cdm", "xent")
+#: zstd level of each zstd measure when none is given (``benchmarks/choose_compression.py``)
+DEFAULT_LEVELS = {"ncd": 3, "cdm": 3, "xent": 4}
 
 
 def _zstd_compressor(level: int) -> zstandard.ZstdCompressor:
@@ -177,30 +190,45 @@ def _measures(
     return np.column_stack((ca, cb, cab, cba))
 
 
+def _zstd_level(measure: str, level: int | None) -> int:
+    """The zstd level ``measure`` runs at: ``level``, validated, or its default (0 for PPM)."""
+    if measure == "ppm":
+        return 0
+    if level is None:
+        return DEFAULT_LEVELS[measure]
+    if isinstance(level, bool) or not isinstance(level, (int, np.integer)):
+        raise ValueError(f"level must be an int or None, got {level!r}")
+    if not 1 <= level <= zstandard.MAX_COMPRESSION_LEVEL:
+        raise ValueError(f"level must be in [1, {zstandard.MAX_COMPRESSION_LEVEL}], got {level}")
+    return int(level)
+
+
 def compression_measures(
     texts_a: list[str],
     texts_b: list[str],
     measure: str = "ppm",
-    level: int = 9,
+    level: int | None = None,
     ppm_order: int = 5,
     n_jobs: int = 1,
 ) -> np.ndarray:
     """(n, 2) directional measures (d1, d2) of each pair of non-empty texts; lower = closer.
 
     For ``"ppm"`` and ``"xent"`` d1 is about B given A and d2 about A given B; for ``"ncd"``
-    and ``"cdm"`` d1 uses the concatenation A+B and d2 uses B+A. zstd measures run in
+    and ``"cdm"`` d1 uses the concatenation A+B and d2 uses B+A. ``level`` is the zstd level
+    (None: the measure's :data:`DEFAULT_LEVELS`; unused by ``"ppm"``). zstd measures run in
     ``n_jobs`` threads (zstandard and the PPM kernel release the GIL). A pair measured before
     with the same settings (in this process) is not measured again.
     """
     if measure not in MEASURES:
         raise ValueError(f"unknown measure {measure!r}; choose from {MEASURES}")
+    level = _zstd_level(measure, level)
     if len(texts_a) != len(texts_b):
         raise ValueError(f"texts_a has {len(texts_a)} items but texts_b has {len(texts_b)}")
     pairs = list(zip(texts_a, texts_b))
     if not pairs:
         return np.empty((0, 2), dtype=np.float64)
     family = memo_family(measure)
-    memo = _MEMO.setdefault((family, int(level) if family != "ppm" else int(ppm_order)), {})
+    memo = _MEMO.setdefault((family, level if family != "ppm" else int(ppm_order)), {})
     todo = [p for p in dict.fromkeys(pairs) if p not in memo]
     if len(memo) + len(todo) > _MEMO_PAIRS:
         memo.clear()
@@ -225,7 +253,8 @@ class CompressionVerifier(Verifier):
         ``"xent"`` (see the module docstring).
     features : ``"mean_absdiff"`` ([mean, |d1 - d2|], default) or ``"raw"`` ([d1, d2]).
     radius : scores in [0.5 - radius, 0.5 + radius] become 0.5 (PAN's baseline: 0.01).
-    level : zstd compression level (zstd measures).
+    level : zstd compression level of the zstd measures, 1-22 (None: the level chosen for the
+        measure on training data, :data:`DEFAULT_LEVELS`).
     ppm_order : context length of the PPM model (5).
     standardize : z-score the two features before the logistic regression. zstd measures
         vary by hundredths, too little for an unscaled, L2-regularised logistic regression to
@@ -233,7 +262,8 @@ class CompressionVerifier(Verifier):
     n_jobs : threads (joblib's convention: -1 = all cores).
     n_pairs, random_state : training pairs drawn when fitted on a Corpus.
 
-    Fitted attributes: ``model_`` (the LogisticRegression, after a StandardScaler if scaled).
+    Fitted attributes: ``level_`` (the zstd level used; 0 for PPM), ``model_`` (the
+    LogisticRegression, after a StandardScaler if scaled).
     """
 
     def __init__(
@@ -241,7 +271,7 @@ class CompressionVerifier(Verifier):
         measure: str = "ppm",
         features: str = "mean_absdiff",
         radius: float = 0.01,
-        level: int = 9,
+        level: int | None = None,
         ppm_order: int = 5,
         standardize: bool | str = "auto",
         n_jobs: int = 1,
@@ -260,7 +290,7 @@ class CompressionVerifier(Verifier):
 
     def _design(self, texts_a, texts_b) -> np.ndarray:
         d = compression_measures(
-            texts_a, texts_b, self.measure, self.level, self.ppm_order, self.n_jobs
+            texts_a, texts_b, self.measure, self.level_, self.ppm_order, self.n_jobs
         )
         if self.features == "raw":
             return d
@@ -273,6 +303,7 @@ class CompressionVerifier(Verifier):
             raise ValueError(f"features must be 'mean_absdiff' or 'raw', got {self.features!r}")
         if not 0.0 <= self.radius < 0.5:
             raise ValueError(f"radius must be in [0, 0.5), got {self.radius}")
+        self.level_ = _zstd_level(self.measure, self.level)
         pairs = training_pairs(X, n_pairs=self.n_pairs, seed=self.random_state)
         keep = np.array(
             [has_text(a) and has_text(b) for a, b in zip(pairs.texts_a(), pairs.texts_b())]

@@ -5,7 +5,12 @@ import pytest
 from baselines_synth import synthetic_pairs
 from sklearn.exceptions import NotFittedError
 
-from baselines.compression import MEASURES, CompressionVerifier, compression_measures
+from baselines.compression import (
+    DEFAULT_LEVELS,
+    MEASURES,
+    CompressionVerifier,
+    compression_measures,
+)
 from stylo.metrics.pan import auc
 
 A = "the cat sat on the mat and then the cat sat on the hat " * 8
@@ -45,7 +50,7 @@ def test_xent_pairs_sharing_texts_equal_one_fresh_compressor_each(monkeypatch):
     for i, (x, y) in enumerate(zip(a, b)):
         for j, (ref, text) in enumerate(((x, y), (y, x))):
             cctx = zstandard.ZstdCompressor(
-                level=9,
+                level=DEFAULT_LEVELS["xent"],
                 dict_data=zstandard.ZstdCompressionDict(
                     ref.encode(), dict_type=zstandard.DICT_TYPE_RAWCONTENT
                 ),
@@ -83,6 +88,25 @@ def test_bad_parameters():
         CompressionVerifier("gzip").fit(train)
     with pytest.raises(ValueError, match="features"):
         CompressionVerifier(features="both").fit(train)
+    for bad in (0, 23, 2.5, True, "9"):
+        with pytest.raises(ValueError, match="level"):
+            CompressionVerifier("ncd", level=bad).fit(train)
+        with pytest.raises(ValueError, match="level"):
+            compression_measures([A], [B], "cdm", level=bad)
+
+
+def test_levels_default_to_the_chosen_ones_and_an_explicit_level_is_used():
+    train = synthetic_pairs(20, seed=0)
+    for measure in ("ncd", "cdm", "xent"):
+        assert CompressionVerifier(measure).fit(train).level_ == DEFAULT_LEVELS[measure]
+        assert CompressionVerifier(measure, level=9).fit(train).level_ == 9
+    assert CompressionVerifier("ppm").fit(train).level_ == 0  # no zstd level
+    # the level changes the measure (so it is not only a speed setting) and is memoised apart
+    default = compression_measures([A + B], [B + A], "ncd")
+    assert not np.array_equal(default, compression_measures([A + B], [B + A], "ncd", level=1))
+    np.testing.assert_array_equal(
+        default, compression_measures([A + B], [B + A], "ncd", level=DEFAULT_LEVELS["ncd"])
+    )
 
 
 @pytest.mark.parametrize("measure", MEASURES)
@@ -97,7 +121,9 @@ def test_repeated_pairs_are_measured_once_with_the_same_numbers(measure, monkeyp
     fresh = compression_measures(a, b, measure)
     assert np.all(np.isfinite(fresh)) and fresh.shape == (3, 2)
     if measure == "cdm":  # the definition, from zstd sizes of each text and concatenation
-        cctx = zstandard.ZstdCompressor(level=9, write_checksum=False, write_content_size=False)
+        cctx = zstandard.ZstdCompressor(
+            level=DEFAULT_LEVELS["cdm"], write_checksum=False, write_content_size=False
+        )
         size = lambda t: len(cctx.compress(t.encode()))  # noqa: E731
         np.testing.assert_allclose(
             fresh[0],

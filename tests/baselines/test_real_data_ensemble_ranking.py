@@ -15,8 +15,10 @@ from stylo.protocols import PROTOCOLS
 pytestmark = pytest.mark.real_data
 
 # Measured 2026-12-04: the registered cell of results/REFERENCE.md, and the same stack with
-# LambdaG as its rank base (that grid cell, run while it was registered for a trial).
-ACCURACY = {"registered": 0.86, "lambdag rank base": 0.885}
+# LambdaG as its rank base (that grid cell, run while it was registered for a trial); both
+# re-measured 2026-12-05 when the stack's cdm base moved to its chosen zstd level (0.86 and
+# 0.885 at level 9).
+ACCURACY = {"registered": 0.875, "lambdag rank base": 0.895}
 
 
 @pytest.fixture(scope="module")
