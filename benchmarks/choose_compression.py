@@ -35,24 +35,13 @@ from sklearn.metrics import roc_auc_score
 
 from baselines.compression import CompressionVerifier, clear_memo
 from benchmarks.choose_attribution import _all_row, pan18_train_task
-from benchmarks.choose_ensemble import _halves, training_part
+from benchmarks.choose_ensemble import _AIDBENCH, _halves, training_part
+from benchmarks.pan_datasets import DATASETS as PAN_DATASETS
 from stylo.corpus import PairSet
 from stylo.datasets import load
 from stylo.protocols.cdaa import score_attribution
 
-_VERIFICATION = (
-    "imdb62",
-    "enron",
-    "blog",
-    "guardian",
-    "pan15_av_en",
-    "pan14_av/du_essays",
-    "pan14_av/du_reviews",
-    "pan14_av/en_essays",
-    "pan14_av/en_novels",
-    "pan14_av/gr_articles",
-    "pan14_av/sp_articles",
-)
+_VERIFICATION = _AIDBENCH + PAN_DATASETS
 #: within this criterion the cheaper (lower, faster) level is preferred
 _TIE = 0.005
 
