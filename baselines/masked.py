@@ -9,6 +9,7 @@ sees (training and test alike), and otherwise behaves exactly like the inner ver
 
 from __future__ import annotations
 
+import copy
 from collections import OrderedDict
 
 from joblib import hash as joblib_hash
@@ -26,6 +27,10 @@ __all__ = ["MaskedVerifier"]
 _MASKED: OrderedDict[str, dict[str, str]] = OrderedDict()
 _MASKERS_KEPT = 2
 _TEXTS_KEPT = 100_000  # per masker; an unfitted-as-fitted masker keeps one key for every task
+#: fitted maskers keyed by (unfitted masker, training texts): the grid's masked cells of several
+#: methods on one task fit the same masker on the same texts in turn, and a TextDistortion's
+#: word count over long training texts costs about half a second
+_FITTED: OrderedDict[tuple[str, str], object] = OrderedDict()
 
 
 class MaskedVerifier(VerifierWrapper):
@@ -43,9 +48,16 @@ class MaskedVerifier(VerifierWrapper):
         self.masker = masker
 
     def _fit_impl(self, X, y) -> None:
-        self.masker_ = clone(self.masker)
         # with no data the masker must work unfitted-as-fitted: nothing to learn a vocabulary from
-        self.masker_.fit([] if X is None else self._texts_of(X))
+        texts = [] if X is None else self._texts_of(X)
+        key = (joblib_hash(clone(self.masker)), joblib_hash(texts))
+        if key in _FITTED:
+            _FITTED.move_to_end(key)
+        else:
+            _FITTED[key] = clone(self.masker).fit(texts)
+            if len(_FITTED) > _MASKERS_KEPT:
+                _FITTED.popitem(last=False)
+        self.masker_ = copy.deepcopy(_FITTED[key])
         self.masker_key_ = joblib_hash(self.masker_)
         super()._fit_impl(X, y)
 

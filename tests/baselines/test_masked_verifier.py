@@ -85,3 +85,30 @@ def test_each_distinct_text_is_masked_once_per_fitted_masker():
     third.score_pairs(a, b)
     assert sorted(_CountingMasker.masked) == sorted(set(a + b) | set(train.texts))
     assert third.verifier_.seen_[0] != first.verifier_.seen_[0]
+
+
+class _FitCountingMasker(TextDistortion):
+    """TextDistortion that counts its fits (class-level, clones share it)."""
+
+    fits = 0
+
+    def fit(self, X, y=None):
+        _FitCountingMasker.fits += 1
+        return super().fit(X, y)
+
+
+def test_a_masker_is_fitted_once_per_parameters_and_training_texts():
+    _FitCountingMasker.fits = 0
+    train = Corpus.from_lists(["the cat and the dog", "a dog and a cat"], ["x", "y"])
+    first = MaskedVerifier(_Recorder(), _FitCountingMasker(k=3)).fit(train)
+    second = MaskedVerifier(_Recorder("other"), _FitCountingMasker(k=3)).fit(train)
+    assert _FitCountingMasker.fits == 1
+    # each wrapper holds its own copy, equal to a masker fitted afresh
+    assert second.masker_ is not first.masker_
+    fresh = TextDistortion(k=3).fit(train.texts)
+    assert second.masker_.vocabulary_.tolist() == fresh.vocabulary_.tolist()
+    # other parameters or other texts fit anew
+    MaskedVerifier(_Recorder(), _FitCountingMasker(k=2)).fit(train)
+    other = Corpus.from_lists(["the owl and the elk", "an elk"], ["x", "y"])
+    MaskedVerifier(_Recorder(), _FitCountingMasker(k=3)).fit(other)
+    assert _FitCountingMasker.fits == 3
