@@ -20,6 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.linear_model import LogisticRegression
 
+from baselines._blas import fit_one_thread
 from baselines._features import char_tfidf, distinct_rows
 from stylo.corpus import Corpus
 from stylo.verifier import Verifier, training_pairs
@@ -61,7 +62,7 @@ class LogisticPairVerifier(Verifier):
         x, rows_a, rows_b = distinct_rows(
             self.vectorizer_.transform, pairs.texts_a(), pairs.texts_b()
         )
-        self.logistic_.fit(pair_features(x, rows_a, rows_b), labels)
+        fit_one_thread(self.logistic_, pair_features(x, rows_a, rows_b), labels)
 
     def _score_impl(self, texts_a, texts_b):
         x, rows_a, rows_b = distinct_rows(self.vectorizer_.transform, texts_a, texts_b)

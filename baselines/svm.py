@@ -32,6 +32,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.svm import LinearSVC
 from sklearn.utils.validation import check_is_fitted
 
+from baselines._blas import fit_one_thread
 from baselines._features import char_tfidf
 from stylo.metrics.classification import attribution_scores
 from stylo.text_input import check_texts
@@ -214,7 +215,7 @@ class SVMOpenSetAttributor(Verifier):
         model = CalibratedClassifierCV(
             LinearSVC(C=self.C, random_state=self.random_state), method="sigmoid", cv=folds
         )
-        model.fit(vectorizer.fit_transform(known), labels)
+        fit_one_thread(model, vectorizer.fit_transform(known), labels)
         return lead_scores(
             model.predict_proba(vectorizer.transform(texts)), float(self.reject_threshold)
         )
