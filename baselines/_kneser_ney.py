@@ -53,13 +53,15 @@ _N_STATS = 8
 
 
 # -- one model -------------------------------------------------------------------------------
-# A model is (table, stats, meta): ``table`` (2**bits,) int32 node ids, 0 = empty slot (node 0,
-# the empty gram, has no key); ``stats`` (capacity, _N_STATS) int64, one row per node holding
-# its key and statistics, so that a probe that finds a node has loaded what scoring reads
-# next, and the table stays small enough for the cache; ``meta`` int64 [number of nodes, bits].
+# A model is (table, stats, meta, unigrams): ``table`` (2**bits,) int32 node ids, 0 = empty
+# slot (node 0, the empty gram, has no key); ``stats`` (capacity, _N_STATS) int64, one row per
+# node holding its key and statistics, so that a probe that finds a node has loaded what
+# scoring reads next, and the table stays small enough for the cache; ``meta`` int64 [number of
+# nodes, bits]; ``unigrams`` (n_sym,) int32 the node of each token's unigram (0: unseen), so
+# that the first gram of every scored position is read, not probed for.
 # The key of the gram (x, rest...) is id(rest) * n_sym + x, so a unigram's key is its token id.
 @numba.njit(cache=True, nogil=True)
-def _new_model(capacity):
+def _new_model(capacity, n_sym):
     bits = 4
     while (1 << bits) < 2 * capacity:
         bits += 1
@@ -67,7 +69,7 @@ def _new_model(capacity):
     stats = np.zeros((capacity, _N_STATS), dtype=np.int64)
     stats[0, _KEY] = -1
     meta = np.array([1, bits], dtype=np.int64)
-    return table, stats, meta
+    return table, stats, meta, np.zeros(n_sym, dtype=np.int32)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -91,7 +93,7 @@ def _find(table, stats, bits, key):
 @numba.njit(cache=True, nogil=True)
 def _reserve(model, extra):
     """``model`` with room for ``extra`` more nodes at a table load of at most 1/2."""
-    table, stats, meta = model
+    table, stats, meta, unigrams = model
     need = meta[0] + extra
     if need > stats.shape[0]:
         grown = np.zeros((max(need, 2 * stats.shape[0]), _N_STATS), dtype=np.int64)
@@ -109,7 +111,7 @@ def _reserve(model, extra):
                 j = (j + 1) & mask
             table[j] = node
         meta[1] = bits
-    return table, stats, meta
+    return table, stats, meta, unigrams
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -129,7 +131,7 @@ def _add_sentence(model, tok, a, b, order, n_sym, prev, cur):
     ``prev``/``cur`` (order + 1,) hold the node ids of the grams ending at the previous/current
     position, by length: the context of a k-gram ending at i is the (k-1)-gram ending at i-1."""
     length = (b - a) + 2 * (order - 1)
-    table, stats, meta = _reserve(model, length * order)
+    table, stats, meta, unigrams = _reserve(model, length * order)
     bits = meta[1]
     mask = (1 << bits) - 1
     prev[0] = 0
@@ -149,6 +151,8 @@ def _add_sentence(model, tok, a, b, order, n_sym, prev, cur):
                 stats[node, _KEY] = key
                 stats[node, _CTX] = ctx
                 stats[ctx, _NTYPES] += 1
+                if k == 1:
+                    unigrams[key] = node
                 if k >= 2:
                     stats[g, _CONT] += 1
                     stats[stats[g, _CTX], _MID] += 1
@@ -159,12 +163,12 @@ def _add_sentence(model, tok, a, b, order, n_sym, prev, cur):
             g = node
             cur[k] = node
         prev, cur = cur, prev
-    return table, stats, meta
+    return table, stats, meta, unigrams
 
 
 @numba.njit(cache=True, nogil=True)
 def _build(tok, starts, sent_ids, lo, hi, order, n_sym):
-    model = _new_model(1024)
+    model = _new_model(1024, n_sym)
     prev = np.zeros(order + 1, dtype=np.int64)
     cur = np.zeros(order + 1, dtype=np.int64)
     for j in range(lo, hi):
@@ -178,13 +182,14 @@ def _sentence_logprob(model, tok, a, b, order, n_sym, discount, eps, prev, cur):
     """Log-probability of the padded sentence tok[a:b]; ``prev``/``cur`` (order + 1,) are
     scratch space for the chains of seen grams ending at the previous/current position (the
     context of length k at i is the gram of length k ending at i-1, so one chain serves both)."""
-    table, stats, meta = model
+    table, stats, meta, unigrams = model
     bits = meta[1]
     total = 0.0
     uniform = eps / n_sym
     depth_prev = 0
     for i in range((b - a) + 2 * (order - 1)):
-        g = _find(table, stats, bits, _padded(tok, a, b, order, i))
+        g = np.int64(unigrams[_padded(tok, a, b, order, i)])
+        g = g if g > 0 else np.int64(-1)  # node 0 is the empty gram: 0 marks an unseen token
         depth = 0
         while g >= 0:
             depth += 1
@@ -253,7 +258,7 @@ def _reference_totals(
     out = np.empty((n_q, n_refs))
     for r in numba.prange(n_refs):
         perm = orders[r]
-        model = _new_model(1024)
+        model = _new_model(1024, n_sym)
         prev = np.zeros(order + 1, dtype=np.int64)
         cur = np.zeros(order + 1, dtype=np.int64)
         added, have = 0, 0
