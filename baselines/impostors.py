@@ -131,6 +131,12 @@ def _shared_mins(indptr, indices, data, dense, slots):
 
 
 @numba.njit(cache=True)
+def _similarity(shared, sum_q, sum_x):
+    den = sum_q + sum_x - shared
+    return shared / den if den > 0.0 else 0.0
+
+
+@numba.njit(cache=True)
 def _slot_sim(feats, mins, start, slot, keep, sum_q, sum_x):
     """Masked min-max similarity of the query to the row of one slot of ``_shared_mins``."""
     # multiplying by the 0/1 mask instead of branching on it: the mask is random, so a
@@ -138,8 +144,34 @@ def _slot_sim(feats, mins, start, slot, keep, sum_q, sum_x):
     shared = 0.0
     for j in range(start[slot], start[slot + 1]):
         shared += mins[j] * keep[feats[j]]
-    den = sum_q + sum_x - shared
-    return shared / den if den > 0.0 else 0.0
+    return _similarity(shared, sum_q, sum_x)
+
+
+@numba.njit(cache=True)
+def _slot_sims(feats, mins, start, slot, mask, its, n_its, sum_q, sum_x, out):
+    """``out[it] = _slot_sim(..., mask[it], sum_q[it], sum_x[it])`` for ``it`` in
+    ``its[:n_its]``, four iterations per pass over the slot's features: each sum still adds its
+    terms in feature order (the same float64 result), but four independent sums keep the core
+    busy where one waits on the previous addition."""
+    a, b = start[slot], start[slot + 1]
+    i = 0
+    while i + 4 <= n_its:
+        k0, k1, k2, k3 = its[i], its[i + 1], its[i + 2], its[i + 3]
+        s0 = s1 = s2 = s3 = 0.0
+        for j in range(a, b):
+            f = feats[j]
+            v = mins[j]
+            s0 += v * mask[k0, f]
+            s1 += v * mask[k1, f]
+            s2 += v * mask[k2, f]
+            s3 += v * mask[k3, f]
+        out[k0] = _similarity(s0, sum_q[k0], sum_x[k0])
+        out[k1] = _similarity(s1, sum_q[k1], sum_x[k1])
+        out[k2] = _similarity(s2, sum_q[k2], sum_x[k2])
+        out[k3] = _similarity(s3, sum_q[k3], sum_x[k3])
+        i += 4
+    for k in its[i:n_its]:
+        out[k] = _slot_sim(feats, mins, start, slot, mask[k], sum_q[k], sum_x[k])
 
 
 @numba.njit(cache=True, parallel=True)
@@ -161,10 +193,12 @@ def _grouped_trials(
     """Wins (``margin`` False, as float64) or summed margins of each problem, the problems of
     one query (``order[starts[g]:starts[g + 1]]``) together: the query's shared features with
     every row any of them may draw are found once, and each (iteration, impostor) similarity
-    is computed once, when a problem first needs it (a win stops at the first impostor at
+    is computed once: with ``margin``, where every draw is needed, all of a row's at once
+    (``_slot_sims``); else when a problem first needs it (a win stops at the first impostor at
     least as close as the target)."""
     n_iter, m = picks.shape
     out = np.zeros(q_rows.shape[0])
+    every = np.arange(n_iter)
     for g in numba.prange(starts.shape[0] - 1):
         members = order[starts[g] : starts[g + 1]]
         q = q_rows[members[0]]
@@ -172,26 +206,45 @@ def _grouped_trials(
         rows = np.unique(cand[members].ravel())
         feats, mins, start = _shared_mins(indptr, indices, data, dense, rows)
         sims = np.full((n_iter, rows.shape[0]), -1.0)  # -1: not computed yet
+        if margin:
+            drawn = np.zeros((rows.shape[0], n_iter), dtype=np.bool_)
+            for p in members:
+                slot = np.searchsorted(rows, cand[p])
+                for it in range(n_iter):
+                    for s in range(m):
+                        drawn[slot[picks[it, s]], it] = True
+            its = np.empty(n_iter, dtype=np.int64)
+            for c in range(rows.shape[0]):
+                n_its = 0
+                for it in range(n_iter):
+                    if drawn[c, it]:
+                        its[n_its] = it
+                        n_its += 1
+                _slot_sims(
+                    feats, mins, start, c, mask, its, n_its, sums[q], sums[rows[c]], sims[:, c]
+                )
+        target = np.empty(n_iter)
         for p in members:
             t = t_rows[p]
             slot = np.searchsorted(rows, cand[p])
             t_feats, t_mins, t_start = _shared_mins(indptr, indices, data, dense, t_rows[p : p + 1])
+            _slot_sims(t_feats, t_mins, t_start, 0, mask, every, n_iter, sums[q], sums[t], target)
             for it in range(n_iter):
-                keep = mask[it]
-                target = _slot_sim(t_feats, t_mins, t_start, 0, keep, sums[q, it], sums[t, it])
                 best = 0.0
                 for s in range(m):
                     c = slot[picks[it, s]]
                     sim = sims[it, c]
                     if sim < 0.0:
-                        sim = _slot_sim(feats, mins, start, c, keep, sums[q, it], sums[rows[c], it])
+                        sim = _slot_sim(
+                            feats, mins, start, c, mask[it], sums[q, it], sums[rows[c], it]
+                        )
                         sims[it, c] = sim
                     best = sim if sim > best else best
-                    if not margin and sim >= target:  # one impostor at least as close loses
+                    if not margin and sim >= target[it]:  # one impostor at least as close loses
                         break
                 if margin:
-                    out[p] += target - best
-                elif best < target:
+                    out[p] += target[it] - best
+                elif best < target[it]:
                     out[p] += 1.0
     return out
 
