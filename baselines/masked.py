@@ -33,6 +33,18 @@ _TEXTS_KEPT = 100_000  # per masker; an unfitted-as-fitted masker keeps one key 
 _FITTED: OrderedDict[tuple[str, str], object] = OrderedDict()
 
 
+def _recent(cache: OrderedDict, key, make):
+    """``cache[key]``, made by ``make()`` when missing; the cache keeps the ``_MASKERS_KEPT``
+    most recently used entries."""
+    if key in cache:
+        cache.move_to_end(key)
+    else:
+        cache[key] = make()
+        if len(cache) > _MASKERS_KEPT:
+            cache.popitem(last=False)
+    return cache[key]
+
+
 class MaskedVerifier(VerifierWrapper):
     """``verifier`` applied to texts rewritten by ``masker``.
 
@@ -50,14 +62,9 @@ class MaskedVerifier(VerifierWrapper):
     def _fit_impl(self, X, y) -> None:
         # with no data the masker must work unfitted-as-fitted: nothing to learn a vocabulary from
         texts = [] if X is None else self._texts_of(X)
-        key = (joblib_hash(clone(self.masker)), joblib_hash(texts))
-        if key in _FITTED:
-            _FITTED.move_to_end(key)
-        else:
-            _FITTED[key] = clone(self.masker).fit(texts)
-            if len(_FITTED) > _MASKERS_KEPT:
-                _FITTED.popitem(last=False)
-        self.masker_ = copy.deepcopy(_FITTED[key])
+        unfitted = clone(self.masker)
+        key = (joblib_hash(unfitted), joblib_hash(texts))
+        self.masker_ = copy.deepcopy(_recent(_FITTED, key, lambda: unfitted.fit(texts)))
         self.masker_key_ = joblib_hash(self.masker_)
         super()._fit_impl(X, y)
 
@@ -69,13 +76,7 @@ class MaskedVerifier(VerifierWrapper):
 
     def _texts_in(self, texts: list[str]) -> list[str]:
         """``texts`` masked, each distinct text through the masker once (see ``_MASKED``)."""
-        done = _MASKED.get(self.masker_key_)
-        if done is None:
-            done = _MASKED[self.masker_key_] = {}
-            if len(_MASKED) > _MASKERS_KEPT:
-                _MASKED.popitem(last=False)
-        else:
-            _MASKED.move_to_end(self.masker_key_)
+        done = _recent(_MASKED, self.masker_key_, dict)
         new = [t for t in dict.fromkeys(texts) if t not in done]
         if len(done) + len(new) > _TEXTS_KEPT:
             done.clear()
