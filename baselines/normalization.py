@@ -14,8 +14,9 @@ i.e. the raw score standardised against each side's scores with the pool, summed
 sides. A logistic map (Platt) fitted on training pairs turns ``z`` into P(same author), and an
 optional grey zone (as :class:`~baselines.calibration.Calibrated`) gives PAN answers.
 
-The pool is drawn from the training texts only (a Corpus's texts, or the distinct known and
-unknown texts of a PairSet): up to ``n_background`` of them, with ``random_state``. A pool text
+At ``fit`` the pool is drawn from the training texts (a Corpus's texts, or the distinct known
+and unknown texts of a PairSet): up to ``n_background`` of them, with ``random_state``; it is
+the pool of every later call too unless ``transductive`` (below). A pool text
 equal to the text being normalised is left out of that text's statistics, and so is every pool
 text the training data ties to the same author (a Corpus's author; in a PairSet, a problem's
 known texts, and its unknown text when the problem is same-author, joined across problems that
@@ -25,6 +26,21 @@ then sit lower than test scores of the same kind, and the Platt map fitted on th
 author" too often on test pairs. Leaving them out lifted ``cosine-norm``'s PAN14 AUC x c@1 on
 Greek articles from 0.706 to 0.764 and on English novels from 0.441 to 0.491 (c@1 0.800 to
 0.851 and 0.548 to 0.610; the AUCs barely move).
+
+``transductive=True`` normalises what is scored after ``fit`` against the texts of the call
+instead: up to ``n_background`` of its distinct known and unknown texts, drawn with
+``random_state``, topped up from the training pool when the call holds fewer. Each side's
+statistics then leave out both texts of its pair, at ``fit`` too (such a pool holds them, and
+a same-author partner would pull the mean up). The pool describes the domain of the texts
+being scored, as General Impostors' transductive impostor pool does (Kestemont et al. 2016).
+Training texts of one genre make a poor background for test texts of another: a cosine model
+fitted on PAN13's training problems gives PAN15's training problems z-scores of 9-17 against a
+training pool and of -2 to 2 against their own texts, where its training pairs had 0-6. No
+label is read; the calibration stays the one fitted on training pairs. Measured on training
+data only (``python -m benchmarks.choose_transductive``): fitted on one English PAN training
+set and scored on another's, ``cosine-norm``'s AUC x c@1 rose in 11 of 12 pairs of sets (mean
+0.386 to 0.429); on held-out halves of eight training sets, without a shift, 0.539 to 0.552.
+Not registered yet (benchmarks/README.md says why and what it does to the reference grid).
 
 Cost: each distinct text (each distinct known list) of a call is scored against the pool once,
 through the inner verifier's ``score_cross`` (one matrix product for a cosine), whatever the
@@ -37,6 +53,7 @@ import numpy as np
 
 from baselines.calibration import ScoreCalibrator
 from stylo.corpus import Corpus, PairSet, join_known
+from stylo.text_input import has_text
 from stylo.verifier import NO_ANSWER, Verifier, training_pairs
 from stylo.verifier_wrapper import VerifierWrapper
 
@@ -84,7 +101,7 @@ def author_groups(X: Corpus | PairSet) -> dict[str, int]:
     return {t: ids.setdefault(root(t), len(ids)) for t in list(parent)}
 
 
-def _kept(other_text: list[list[bool]], other_author: list[list[bool]]) -> np.ndarray:
+def _kept(other_text, other_author) -> np.ndarray:
     """Which pool scores each row keeps: the other authors' texts, or, in a row where no pool
     text is by another author, every text but its own."""
     text, author = np.array(other_text, dtype=bool), np.array(other_author, dtype=bool)
@@ -119,7 +136,10 @@ class BackgroundNormalized(VerifierWrapper):
     grey_zone, objective : as :class:`~baselines.calibration.ScoreCalibrator` (Platt scaling
         is always on: ``z`` is unbounded).
     n_pairs, random_state : training pairs drawn from a Corpus, and the seed of that draw and
-        of the pool's.
+        of the pools'.
+    transductive : after ``fit``, normalise each call's scores against a pool of that call's
+        own texts (see the module docstring); the training pool tops it up when the call
+        holds fewer than ``n_background`` texts.
 
     Attributes: ``verifier_``, ``background_`` (the pool), ``authors_`` (an author group per
     training text, :func:`author_groups`), ``calibrator_``.
@@ -134,6 +154,7 @@ class BackgroundNormalized(VerifierWrapper):
         grey_zone: bool = True,
         objective: str = "pan21",
         n_pairs: int = 200,
+        transductive: bool = False,
         random_state: int = 0,
     ):
         self.verifier = verifier
@@ -141,6 +162,7 @@ class BackgroundNormalized(VerifierWrapper):
         self.grey_zone = grey_zone
         self.objective = objective
         self.n_pairs = n_pairs
+        self.transductive = transductive
         self.random_state = random_state
 
     def _fit_impl(self, X, y) -> None:
@@ -162,41 +184,67 @@ class BackgroundNormalized(VerifierWrapper):
         ).fit(z, pairs.labels)
 
     def normalise(
-        self, scores: np.ndarray, known: list[list[str]], unknown: list[str]
+        self,
+        scores: np.ndarray,
+        known: list[list[str]],
+        unknown: list[str],
+        pool: list[str] | None = None,
     ) -> np.ndarray:
         """s-norm ``z`` of raw inner scores of (known[i], unknown[i]) (see the module
-        docstring). Each distinct known list (its texts joined, as the default problem kernel
-        scores it) and each distinct unknown text is scored against the pool once, by the
-        inner verifier's ``score_cross``, in the role it has in the pair."""
+        docstring) against ``pool`` (default: the training pool ``background_``). Each
+        distinct known list (its texts joined, as the default problem kernel scores it) and
+        each distinct unknown text is scored against the pool once, by the inner verifier's
+        ``score_cross``, in the role it has in the pair; each side's statistics leave out its
+        own texts (with ``transductive``, both texts of its pair)."""
+        pool = self.background_ if pool is None else pool
         keys = list(dict.fromkeys(tuple(k) for k in known))
         texts = list(dict.fromkeys(unknown))
-        pool = self.background_
-        k_scores = self.verifier_.score_cross(join_known(keys), pool)
-        u_scores = self.verifier_.score_cross(pool, texts).T
-        group = self.authors_.get
-        pool_groups = [group(p, -1) for p in pool]
-        k_keep = _kept(
-            [[p not in k for p in pool] for k in keys],
-            [
-                [g not in own for g in pool_groups]
-                for own in ({group(t, -2) for t in k} for k in keys)
-            ],
-        )
-        u_keep = _kept(
-            [[p != t for p in pool] for t in texts],
-            [[g != group(t, -2) for g in pool_groups] for t in texts],
-        )
-        k_mean, k_std = _side_stats(k_scores, k_keep)
-        u_mean, u_std = _side_stats(u_scores, u_keep)
         ki = {k: i for i, k in enumerate(keys)}
         ui = {t: i for i, t in enumerate(texts)}
         rk = np.array([ki[tuple(k)] for k in known], dtype=np.intp)
         ru = np.array([ui[t] for t in unknown], dtype=np.intp)
+        k_scores = self.verifier_.score_cross(join_known(keys), pool)[rk]
+        u_scores = self.verifier_.score_cross(pool, texts).T[ru]
+        # a side's own texts are no background for it; with ``transductive`` neither are its
+        # partner's (a call's pool holds both texts of its pairs)
+        where = {p: j for j, p in enumerate(pool)}
+        k_text = np.ones((len(known), len(pool)), dtype=bool)
+        u_text = np.ones((len(known), len(pool)), dtype=bool)
+        for i, (k, u) in enumerate(zip(known, unknown)):
+            own_k = [where[t] for t in k if t in where]
+            own_u = [where[u]] if u in where else []
+            partner = self.transductive
+            k_text[i, own_k + (own_u if partner else [])] = False
+            u_text[i, own_u + (own_k if partner else [])] = False
+        group = self.authors_.get
+        pool_groups = np.array([group(p, -1) for p in pool])
+        k_groups = [{group(t, -2) for t in k} for k in keys]
+        shape = (-1, len(pool))
+        k_author = np.array([[g not in own for g in pool_groups] for own in k_groups], dtype=bool)
+        u_author = np.array([pool_groups != group(t, -2) for t in texts], dtype=bool)
+        k_mean, k_std = _side_stats(k_scores, _kept(k_text, k_author.reshape(shape)[rk]))
+        u_mean, u_std = _side_stats(u_scores, _kept(u_text, u_author.reshape(shape)[ru]))
         s = np.asarray(scores, dtype=np.float64)
-        return (s - k_mean[rk]) / k_std[rk] + (s - u_mean[ru]) / u_std[ru]
+        return (s - k_mean) / k_std + (s - u_mean) / u_std
+
+    def call_pool(self, known: list[list[str]], unknown: list[str]) -> list[str]:
+        """The pool a scoring call normalises against: ``background_``, or with
+        ``transductive`` up to ``n_background`` of the call's own distinct texts (known and
+        unknown, drawn with ``random_state``), topped up from ``background_`` when the call
+        has fewer."""
+        if not self.transductive:
+            return self.background_
+        n = int(self.n_background)
+        called = dict.fromkeys([t for k in known for t in k] + list(unknown))
+        texts = [t for t in called if has_text(t)]
+        if len(texts) > n:
+            rng = np.random.default_rng(self.random_state)
+            return [texts[i] for i in np.sort(rng.choice(len(texts), size=n, replace=False))]
+        seen = set(texts)
+        return texts + [b for b in self.background_ if b not in seen][: n - len(texts)]
 
     def _scores_out(self, scores, known, unknown, ranking):
-        z = self.normalise(scores, known, unknown)
+        z = self.normalise(scores, known, unknown, self.call_pool(known, unknown))
         out = self.calibrator_.probabilities(z) if ranking else self.calibrator_.transform(z)
         out[scores == NO_ANSWER] = NO_ANSWER
         return out

@@ -110,6 +110,36 @@ def test_background_pool_is_drawn_from_training_texts_only(corpus):
     assert set(from_pairs.background_) <= set(pairs.unknown) | {t for k in pairs.known for t in k}
 
 
+def test_a_transductive_pool_is_the_calls_own_texts_topped_up_from_training(corpus):
+    train, test = corpus.subset(np.arange(40)), corpus.subset(np.arange(40, 60))
+    est = BackgroundNormalized(
+        CharNgramCosine(max_features=2000), n_background=12, transductive=True, random_state=1
+    ).fit(train)
+    known, unknown = [[t] for t in test.texts[:10]], list(test.texts[10:])
+    pool = est.call_pool(known, unknown)
+    assert len(pool) == 12 and set(pool) <= set(test.texts)
+    assert pool == est.call_pool(known, unknown)  # seeded
+    # a call with fewer texts than the pool keeps them all and adds training texts
+    small = est.call_pool(known[:2], unknown[:3])
+    assert small[:5] == [*test.texts[:2], *test.texts[10:13]]
+    assert len(small) == 12 == len(set(small)) and set(small[5:]) <= set(est.background_)
+    assert est.set_params(transductive=False).call_pool(known, unknown) is est.background_
+    # each pair's z is the s-norm against that pool without the pair's own texts
+    est.set_params(transductive=True)
+    raw = est.verifier_.score_problems(PairSet.from_lists(known, unknown))
+    z = est.normalise(raw, known, unknown, pool)
+    for i, ([k], u) in enumerate(zip(known, unknown)):
+        k_pool = [est.verifier_.score_pairs([k], [p])[0] for p in pool if p not in (k, u)]
+        u_pool = [est.verifier_.score_pairs([p], [u])[0] for p in pool if p not in (k, u)]
+        assert z[i] == pytest.approx(snorm_reference(raw[i], k_pool, u_pool), abs=1e-9)
+    # what the wrapper answers is that z calibrated: the call's texts, never its labels
+    pairs = PairSet.from_lists(known, unknown, same=[i % 2 == 0 for i in range(10)])
+    flipped = PairSet.from_lists(known, unknown, same=[i % 2 == 1 for i in range(10)])
+    got = est.score_problems(pairs)
+    np.testing.assert_allclose(got, est.calibrator_.transform(z), atol=1e-12)
+    np.testing.assert_array_equal(got, est.score_problems(flipped))
+
+
 def test_normalised_verifier_separates_authors_and_ranks_like_it_scores(corpus):
     train, test = corpus.subset(np.arange(40)), corpus.subset(np.arange(40, 60))
     est = BackgroundNormalized(CharNgramCosine(max_features=2000), grey_zone=False).fit(train)
