@@ -207,13 +207,12 @@ class BackgroundNormalized(VerifierWrapper):
         u_scores = self.verifier_.score_cross(pool, texts).T[ru]
         # a side's own texts are no background for it; with ``transductive`` neither are its
         # partner's (a call's pool holds both texts of its pairs)
-        where = {p: j for j, p in enumerate(pool)}
+        where, partner = {p: j for j, p in enumerate(pool)}, bool(self.transductive)
         k_text = np.ones((len(known), len(pool)), dtype=bool)
         u_text = np.ones((len(known), len(pool)), dtype=bool)
         for i, (k, u) in enumerate(zip(known, unknown)):
             own_k = [where[t] for t in k if t in where]
             own_u = [where[u]] if u in where else []
-            partner = self.transductive
             k_text[i, own_k + (own_u if partner else [])] = False
             u_text[i, own_u + (own_k if partner else [])] = False
         group = self.authors_.get
