@@ -40,7 +40,8 @@ label is read; the calibration stays the one fitted on training pairs. Measured 
 data only (``python -m benchmarks.choose_transductive``): fitted on one English PAN training
 set and scored on another's, ``cosine-norm``'s AUC x c@1 rose in 11 of 12 pairs of sets (mean
 0.386 to 0.429); on held-out halves of eight training sets, without a shift, 0.539 to 0.552.
-Not registered yet (benchmarks/README.md says why and what it does to the reference grid).
+``naive-norm``, ``cosine-norm`` and ``ensemble``'s s-normalised base are registered with it
+(benchmarks/README.md: what it did to the reference grid).
 
 Cost: each distinct text (each distinct known list) of a call is scored against the pool once,
 through the inner verifier's ``score_cross`` (one matrix product for a cosine), whatever the

@@ -53,18 +53,18 @@ REFERENCE = {
     # verifiers attributing through `attribute`, measured 2026-12-04 when attribution stopped
     # reading their grey zone (which tied the candidates inside it at 0.5: `ensemble` and
     # `impostors` scored differently before, `lambdag` the same on these problems)
+    # `ensemble` re-measured 2026-12-05 when its s-normalised base began to normalise against
+    # the scored texts (a problem's candidates' texts and texts to attribute; transductive)
     ("ensemble", "pan18_cdaa"): {
-        "macro_f1": 0.40595922595922596,
-        "accuracy": 0.5096491228070176,
+        "macro_f1": 0.6677081592871067,
+        "accuracy": 0.7774122807017544,
     },
-    # re-measured 2026-12-05 when its cdm base's zstd level became the one chosen on training
-    # data (3; it was 9)
     ("ensemble", "pan19_cdaa"): {
-        "macro_f1": 0.5467813051146384,
-        "accuracy": 0.4799771167048055,
-        "macro_f1_no_reject": 0.5587902837902838,
-        "accuracy_no_reject": 0.47139588100686497,
-        "unknown_share": 0.03489702517162471,
+        "macro_f1": 0.5475478225478225,
+        "accuracy": 0.5480549199084668,
+        "macro_f1_no_reject": 0.5859948693282027,
+        "accuracy_no_reject": 0.48455377574370706,
+        "unknown_share": 0.35354691075514877,
     },
     ("impostors", "pan18_cdaa"): {
         "macro_f1": 0.5001448259342997,

@@ -12,16 +12,16 @@ from baselines.normalization import BackgroundNormalized
 from benchmarks.choose_transductive import built
 from stylo.metrics.pan import evaluate_all
 
-# Measured 2026-12-05 (seed 0): auc, overall (pan21), c@1, mean score; the registered methods'
-# own values (training pool) are in test_real_data_verifiers.py
-TRANSDUCTIVE = {
-    "naive-norm": (0.7769726247987118, 0.7018851424360821, 0.6077, 0.6011286239271004),
-    "cosine-norm": (0.7960950080515298, 0.7461394839878845, 0.6696, 0.6052093763200153),
-    "ensemble": (0.8015297906602254, 0.7789961386112951, 0.7182, 0.5163806915897086),
+# Measured 2026-12-04 (seed 0), when the training pool was registered: auc, overall (pan21),
+# c@1, mean score; the registered (transductive) values are in test_real_data_verifiers.py
+TRAINING_POOL = {
+    "naive-norm": (0.7761674718196457, 0.6933731838572766, 0.5985, 0.7108409704174966),
+    "cosine-norm": (0.7856280193236715, 0.712277183922145, 0.638, 0.7634473308424545),
+    "ensemble": (0.8057568438003221, 0.7498263184857318, 0.6844, 0.6706843761164621),
 }
 
 
-@pytest.mark.parametrize("name", sorted(TRANSDUCTIVE))
+@pytest.mark.parametrize("name", sorted(TRAINING_POOL))
 @pytest.mark.parametrize("transductive", [False, True])
 def test_built_switches_every_normalised_part_and_nothing_else(name, transductive):
     est = built(name, transductive)
@@ -37,12 +37,12 @@ def test_built_switches_every_normalised_part_and_nothing_else(name, transductiv
 
 
 @pytest.mark.real_data
-@pytest.mark.parametrize("name", sorted(TRANSDUCTIVE))
-def test_transductive_variant_on_the_pan15_slice(name):
+@pytest.mark.parametrize("name", sorted(TRAINING_POOL))
+def test_training_pool_variant_on_the_pan15_slice(name):
     train = load_or_skip("pan15_av_en", split="train")
     test = load_or_skip("pan15_av_en", split="test")
     test = test.subset(np.arange(0, len(test), 5))
-    scores = built(name, True).fit(train).score_problems(test)
+    scores = built(name, False).fit(train).score_problems(test)
     m = evaluate_all(test.labels, scores, version="pan21")
     got = (m["auc"], m["overall"], m["c@1"], float(np.mean(scores)))
-    assert got == pytest.approx(TRANSDUCTIVE[name], abs=1e-9), (name, got)
+    assert got == pytest.approx(TRAINING_POOL[name], abs=1e-9), (name, got)
