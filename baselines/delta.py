@@ -10,7 +10,9 @@ and explaining Delta measures for authorship attribution", DSH 32(suppl. 2), 201
 
 Features: relative frequencies of the ``n_features`` most frequent words of the fitting corpus
 (default 300), z-scored with that corpus's per-word mean and standard deviation (ddof 1), by
-``stylo.features.DeltaScaler``. The four distances (``burrows``, ``argamon``, ``eder``,
+``stylo.features.DeltaScaler``; :class:`DeltaVerifier` with ``transductive=True`` z-scores the
+texts it scores against those texts instead, as Burrows z-scored against the corpus under
+study. The four distances (``burrows``, ``argamon``, ``eder``,
 ``cosine``) are the Delta classes of ``stylo.features.delta``, chosen here by name (``kind``,
 a key of ``stylo.features.DELTAS``).
 
@@ -28,6 +30,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from baselines._blas import fit_one_thread
 from baselines._features import make_counter, pair_rows
+from baselines.normalization import background_pool
 from stylo import features
 from stylo.corpus import Corpus
 from stylo.text_input import check_texts
@@ -65,6 +68,11 @@ class ZScores(BaseEstimator):
         whole vocabulary at every fit took a stacked verifier's fits 0.7 s on Guardian)."""
         check_is_fitted(self, "scaler_")
         return self.counter_.get_feature_names_out()[self.scaler_.columns_]
+
+    def frequencies(self, texts) -> np.ndarray:
+        """Relative frequencies of the kept features, dense (n_texts, n_features)."""
+        check_is_fitted(self, "scaler_")
+        return self.scaler_.frequencies(self.counter_.transform(check_texts(texts)))
 
     def transform(self, texts) -> np.ndarray:
         check_is_fitted(self, "scaler_")
@@ -119,6 +127,20 @@ class DeltaVerifier(Verifier):
 
     ``fit`` on a Corpus (z-scoring from its texts, pairs drawn from it) or a labelled PairSet
     (z-scoring from its texts).
+
+    Parameters
+    ----------
+    kind, n_features, unit, n : the delta (a key of ``stylo.features.DELTAS``) and its
+        features, the ``n_features`` most frequent ``unit`` n-grams of the training texts.
+    n_pairs : training pairs drawn from a Corpus for the logistic regression.
+    transductive : after ``fit``, z-score the texts of each scoring call with the mean and
+        standard deviation of that call's own distinct texts (topped up with training texts
+        to ``n_background`` when it has fewer) instead of the training texts'. The features
+        and the logistic regression stay the ones fitted; no label is read. Burrows' Delta
+        z-scores against the corpus under study; a training corpus of another genre or text
+        length sets every test text's z-scores off in the same direction.
+    n_background : the fewest texts a call's z-scoring reference holds (>= 2).
+    random_state : seed of the pair draw and of the training texts that top a call up.
     """
 
     def __init__(
@@ -128,6 +150,8 @@ class DeltaVerifier(Verifier):
         unit: str = "word",
         n: int = 1,
         n_pairs: int = 400,
+        transductive: bool = False,
+        n_background: int = 100,
         random_state: int = 0,
     ):
         self.kind = kind
@@ -135,22 +159,40 @@ class DeltaVerifier(Verifier):
         self.unit = unit
         self.n = n
         self.n_pairs = n_pairs
+        self.transductive = transductive
+        self.n_background = n_background
         self.random_state = random_state
 
     def _fit_impl(self, X, y) -> None:
+        if int(self.n_background) < 2:
+            raise ValueError(f"n_background must be >= 2, got {self.n_background!r}")
         self.delta_ = features.get_delta(self.kind)
         pairs = training_pairs(X, n_pairs=self.n_pairs, seed=self.random_state)
         texts = X.texts if isinstance(X, Corpus) else pairs.texts_a() + pairs.texts_b()
         self.zscores_ = ZScores(self.n_features, self.unit, self.n).fit(texts)
-        d = self._delta(pairs.texts_a(), pairs.texts_b())
+        z_a, z_b = pair_rows(self.zscores_.transform, pairs.texts_a(), pairs.texts_b())
+        d = self.delta_.paired(z_a, z_b)
         labels = pairs.labels
         if labels.all() or not labels.any():
             raise ValueError("DeltaVerifier needs same- and different-author training pairs")
         self.logistic_ = fit_one_thread(LogisticRegression(), d[:, None], labels)
+        self.background_ = background_pool(X, int(self.n_background), self.random_state)
+        self.background_freqs_ = self.zscores_.frequencies(self.background_)
 
-    def _delta(self, texts_a, texts_b) -> np.ndarray:
-        return self.delta_.paired(*pair_rows(self.zscores_.transform, texts_a, texts_b))
+    def call_zscores(self, texts: list[str]) -> np.ndarray:
+        """z-scores (n_texts, n_features) of one scoring call's distinct ``texts``: against the
+        training texts, or with ``transductive`` against ``texts`` themselves (topped up from
+        ``background_``, texts of the call left out, to ``n_background``)."""
+        if not self.transductive:
+            return self.zscores_.transform(texts)
+        freqs = self.zscores_.frequencies(texts)
+        called = set(texts)
+        short = int(self.n_background) - len(texts)
+        extra = [i for i, t in enumerate(self.background_) if t not in called][: max(short, 0)]
+        reference = np.vstack([freqs, self.background_freqs_[extra]])
+        ddof = self.zscores_.scaler_.ddof
+        return features.standardise(freqs, reference.mean(axis=0), reference.std(axis=0, ddof=ddof))
 
     def _score_impl(self, texts_a, texts_b):
-        d = self._delta(texts_a, texts_b)
+        d = self.delta_.paired(*pair_rows(self.call_zscores, texts_a, texts_b))
         return self.logistic_.predict_proba(d[:, None])[:, 1]

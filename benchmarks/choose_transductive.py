@@ -1,24 +1,33 @@
-"""Whether the s-normalised verifiers normalise against the scored texts: training data only.
+"""Whether the verifiers that standardise against other texts use the scored ones: training data
+only.
 
 Usage::
 
-    python -m benchmarks.choose_transductive [--methods cosine-norm,naive-norm,ensemble]
-        [--parts cross,halves] [--seeds 0,1,2] [--csv out.csv]
+    python -m benchmarks.choose_transductive [--methods cosine-norm,naive-norm,delta,ensemble]
+        [--parts cross,halves,ranking,attribution] [--seeds 0,1,2] [--csv out.csv]
 
 :class:`~baselines.normalization.BackgroundNormalized` standardises a raw similarity against a
-pool of other texts. Drawn from the training texts, the pool describes the training domain;
-with ``transductive=True`` it is drawn from the texts of the call being scored, so that a test
-set of another genre or length is measured against texts like its own. Each registered method
-(``ensemble``: its s-normalised base) is fitted both ways and scored where no test item is read:
+pool of other texts, :class:`~baselines.delta.DeltaVerifier` z-scores word frequencies against
+the mean and spread of other texts. Drawn from the training texts, the reference describes the
+training domain; with ``transductive=True`` it is the texts of the call being scored, so that a
+test set of another genre or length is measured against texts like its own. Each registered
+method (``ensemble``: every base that has the switch) is fitted both ways and scored where no
+test item is read:
 
 - ``cross``: domain shift inside training data: fitted on one English PAN training set
   (PAN13, PAN14 essays, PAN14 novels, PAN15) and scored on another's training problems;
 - ``halves``: no shift: fitted on half of a training set's authors (AIDBench corpora: the grid
   task's training texts) or problems (PAN) and scored on 600 pairs of the other half (a PAN
-  half: its own problems), as ``choose_ensemble`` does, seeds 0-2.
+  half: its own problems), as ``choose_ensemble`` does, seeds 0-2;
+- ``ranking``: one-to-two accuracy on up to 300 triplets of held-out training authors of
+  IMDb62, Enron, Blog and Guardian, drawn as ``choose_ensemble --ranking`` draws them;
+- ``attribution``: PAN18's training problems with a third of each problem's candidates removed
+  (their texts' truth ``<UNK>``), as ``choose_attribution`` simulates the open set: macro-F1
+  with PAN19's rule (every candidate below 0.5: unknown) and without it.
 
-The figures are PAN's AUC x c@1 and overall (each method's grey zone is fitted for overall),
-one row per method, part, fit set, scored set and seed, and each method's means per part.
+The figures are PAN's AUC x c@1 and overall for the first two parts (each method's grey zone is
+fitted for overall), one row per method, part, fit set, scored set and seed, and each method's
+means per part.
 """
 
 from __future__ import annotations
@@ -26,16 +35,20 @@ from __future__ import annotations
 import argparse
 import itertools
 
+import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from baselines.normalization import BackgroundNormalized
 from baselines.registry import make
-from benchmarks.choose_ensemble import _halves, training_part
+from benchmarks.choose_attribution import open_set_task, pan18_train_task
+from benchmarks.choose_ensemble import _halves, author_halves, held_triplets, training_part
 from stylo.datasets import load
 from stylo.metrics.pan import evaluate_all
+from stylo.protocols.cdaa import score_attribution
 
 _ENGLISH = ("pan13_av_en", "pan14_av/en_essays", "pan14_av/en_novels", "pan15_av_en")
+_PARTS = ("cross", "halves", "ranking", "attribution")
+_RANKING = ("imdb62", "enron", "blog", "guardian")
 _HALVES = (
     "pan15_av_en",
     "pan14_av/du_essays",
@@ -48,72 +61,116 @@ _HALVES = (
 )
 
 
+def _switchable(est) -> bool:
+    return "transductive" in est.get_params(deep=False)
+
+
 def built(method: str, transductive: bool):
-    """The registered ``method`` with every s-normalised part set to ``transductive``."""
+    """The registered ``method`` with every part that can read the scored texts (an
+    s-normalised verifier's pool, Delta's z-scores) set to ``transductive``."""
     est = make(method, 0)
-    if isinstance(est, BackgroundNormalized):
+    if _switchable(est):
         return est.set_params(transductive=transductive)
     bases = tuple(
-        clone(b).set_params(transductive=transductive)
-        if isinstance(b, BackgroundNormalized)
-        else clone(b)
+        clone(b).set_params(transductive=transductive) if _switchable(b) else clone(b)
         for b in est.bases
     )
     return est.set_params(bases=bases)
 
 
-def _row(method, part, fitted_on, scored, seed, fit, held) -> list[dict]:
-    rows = []
-    for transductive in (False, True):
-        got = built(method, transductive).fit(fit).score_problems(held)
-        r = evaluate_all(held.labels.astype(float), got)
-        rows.append(
-            dict(
-                method=method,
-                part=part,
-                fitted_on=fitted_on,
-                scored=scored,
-                seed=seed,
-                transductive=transductive,
-                n=len(held),
-                auc_c1=r["auc"] * r["c@1"],
-                overall=r["overall"],
-            )
+def _pair(method, part, fitted_on, scored, seed, n, measure) -> list[dict]:
+    """Both variants' rows of one fit/score pair, ``measure(est)`` giving each one's figures
+    (a dict of metric -> value), printed side by side."""
+    rows = [
+        dict(
+            method=method,
+            part=part,
+            fitted_on=fitted_on,
+            scored=scored,
+            seed=seed,
+            transductive=transductive,
+            n=n,
+            **measure(built(method, transductive)),
         )
+        for transductive in (False, True)
+    ]
     a, b = rows
+    figures = "  ".join(
+        f"{k} {a[k]:.3f} -> {b[k]:.3f}" for k in a if k in _METRICS and not pd.isna(a[k])
+    )
     print(
-        f"{method:12s} {part:6s} {fitted_on:20s} -> {scored:20s} seed {seed}  n {a['n']:4d}  "
-        f"AUCxc@1 {a['auc_c1']:.3f} -> {b['auc_c1']:.3f}  overall {a['overall']:.3f} -> "
-        f"{b['overall']:.3f}",
+        f"{method:12s} {part:11s} {fitted_on:20s} -> {scored:20s} seed {seed}  n {n:4d}  {figures}",
         flush=True,
     )
     return rows
 
 
+_METRICS = ("auc_c1", "overall", "accuracy", "macro_f1", "macro_f1_no_reject")
+
+
+def _verification(fit, held):
+    def measure(est):
+        r = evaluate_all(held.labels.astype(float), est.fit(fit).score_problems(held))
+        return {"auc_c1": r["auc"] * r["c@1"], "overall": r["overall"]}
+
+    return measure
+
+
+def _ranking(fit, queries, pairs):
+    def measure(est):
+        ranked = est.fit(fit).rank_many(queries, pairs)
+        return {"accuracy": float(np.mean([(r[0] > r[1]) + 0.5 * (r[0] == r[1]) for r in ranked]))}
+
+    return measure
+
+
+def _attribution(train, test):
+    def measure(est):
+        table = score_attribution(est, train, test)
+        every = table[table["group"] == "all"].set_index("metric")["value"]
+        return {k: float(every[k]) for k in ("macro_f1", "macro_f1_no_reject") if k in every}
+
+    return measure
+
+
 def study(methods, parts, seeds) -> pd.DataFrame:
     rows = []
     train = {n: load(n, split="train") for n in _ENGLISH} if "cross" in parts else {}
+    open_set = open_set_task(pan18_train_task()) if "attribution" in parts else None
     for method in methods:
         for a, b in itertools.permutations(train, 2):
-            rows += _row(method, "cross", a, b, 0, train[a], train[b])
+            n = len(train[b])
+            rows += _pair(method, "cross", a, b, 0, n, _verification(train[a], train[b]))
         for name in _HALVES if "halves" in parts else ():
             for seed in seeds:
                 data = load(name, split="train") if name.startswith("pan") else None
                 fit, held = _halves(data or training_part(name, seed), seed)
-                rows += _row(method, "halves", name, name, seed, fit, held)
+                rows += _pair(
+                    method, "halves", name, name, seed, len(held), _verification(fit, held)
+                )
+        for name in _RANKING if "ranking" in parts else ():
+            for seed in seeds:
+                fit, held = author_halves(training_part(name, seed), seed)
+                queries, pairs = held_triplets(name, held, seed)
+                measure = _ranking(fit, queries, pairs)
+                rows += _pair(method, "ranking", name, name, seed, len(queries), measure)
+        if open_set is not None:
+            fit, test = open_set
+            measure = _attribution(fit, test)
+            rows += _pair(method, "attribution", "pan18_cdaa", "pan18_cdaa", 0, len(test), measure)
     return pd.DataFrame(rows)
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--methods", default="cosine-norm,naive-norm,ensemble")
-    ap.add_argument("--parts", default="cross,halves")
+    ap.add_argument("--methods", default="cosine-norm,naive-norm,delta,ensemble")
+    ap.add_argument("--parts", default="cross,halves,ranking,attribution")
     ap.add_argument("--seeds", default="0,1,2")
     ap.add_argument("--csv")
     args = ap.parse_args(argv)
     parts = {p for p in args.parts.split(",") if p}
-    if not parts or parts - {"cross", "halves"}:
-        ap.error(f"--parts takes cross and/or halves, got {args.parts!r}")
+    if not parts or parts - set(_PARTS):
+        ap.error(f"--parts takes some of {', '.join(_PARTS)}, got {args.parts!r}")
     table = study(
         [m for m in args.methods.split(",") if m],
         parts,
@@ -121,9 +178,8 @@ def main(argv=None) -> int:
     )
     if args.csv:
         table.to_csv(args.csv, index=False)
-    means = table.pivot_table(
-        index=["method", "part"], columns="transductive", values=["auc_c1", "overall"]
-    )
+    values = [m for m in _METRICS if m in table]
+    means = table.pivot_table(index=["method", "part"], columns="transductive", values=values)
     print(means.round(3).to_string())
     return 0
 

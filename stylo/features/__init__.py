@@ -11,6 +11,7 @@ from stylo.features.delta import (
     get_delta,
     paired_delta,
     pairwise_delta,
+    standardise,
 )
 from stylo.features.distances import (
     gram,
@@ -52,4 +53,5 @@ __all__ = [
     "pairwise_delta",
     "pairwise_manhattan",
     "pairwise_minmax",
+    "standardise",
 ]

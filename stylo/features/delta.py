@@ -46,9 +46,18 @@ __all__ = [
     "get_delta",
     "paired_delta",
     "pairwise_delta",
+    "standardise",
 ]
 
 _CONSTANT = 1e-12  # a standard deviation of relative frequencies this small is rounding noise
+
+
+def standardise(freqs: np.ndarray, mean: np.ndarray, std: np.ndarray) -> np.ndarray:
+    """z-scores ``(freqs - mean) / std`` of relative frequencies (n_docs, k) against a
+    reference's per-column ``mean`` and ``std`` (k,); 0 in a column whose ``std`` is rounding
+    noise (the reference has it constant)."""
+    varies = std > _CONSTANT
+    return np.where(varies, (freqs - mean) / np.where(varies, std, 1.0), 0.0)
 
 
 class DeltaScaler(TransformerMixin, BaseEstimator):
@@ -115,13 +124,15 @@ class DeltaScaler(TransformerMixin, BaseEstimator):
         self.std_ = dense.std(axis=0, ddof=self.ddof)
         return self
 
+    def frequencies(self, X):
+        """Relative frequencies of the kept columns, dense (n_docs, len(columns_)): what
+        ``transform`` z-scores."""
+        check_is_fitted(self, "columns_")
+        return self._relative(X, reset=False)[:, self.columns_].toarray()
+
     def transform(self, X):
         """Dense z-scores, shape (n_docs, len(columns_))."""
-        check_is_fitted(self, "columns_")
-        dense = self._relative(X, reset=False)[:, self.columns_].toarray()
-        varies = self.std_ > _CONSTANT
-        safe = np.where(varies, self.std_, 1.0)
-        return np.where(varies, (dense - self.mean_) / safe, 0.0)
+        return standardise(self.frequencies(X), self.mean_, self.std_)
 
     def get_feature_names_out(self, input_features=None):
         """Names of the kept columns in output order: ``input_features``, else the fitted

@@ -113,3 +113,48 @@ def test_verifier_separates_synthetic_pairs_and_follows_the_contract():
     with pytest.warns(UserWarning, match="empty"):
         out = ver.score_pairs(["", test.texts_a()[0]], [test.texts_b()[0], ""])
     np.testing.assert_array_equal(out, [0.5, 0.5])
+
+
+def _call_reference(ver, texts):
+    """The plain formula: z-scores of ``texts`` against the mean and std (ddof 1) of the
+    relative frequencies of ``texts`` and, when fewer than ``n_background``, the first
+    training texts of the pool not among them."""
+    freqs = ver.zscores_.frequencies(texts)
+    extra = [t for t in ver.background_ if t not in set(texts)]
+    ref = np.vstack([freqs, ver.zscores_.frequencies(extra)[: ver.n_background - len(texts)]])
+    std = ref.std(axis=0, ddof=1)
+    out = np.zeros_like(freqs)
+    for j in range(freqs.shape[1]):
+        if std[j] > 1e-12:
+            out[:, j] = (freqs[:, j] - ref[:, j].mean()) / std[j]
+    return out
+
+
+@pytest.mark.parametrize("n_background", [5, 200])
+def test_transductive_verifier_z_scores_each_call_against_its_own_texts(n_background):
+    corpus = synthetic_corpus(seed=0)
+    test = synthetic_pairs(synthetic_corpus(seed=5), seed=2)
+    ver = DeltaVerifier(n_features=100, transductive=True, n_background=n_background).fit(corpus)
+    plain = DeltaVerifier(n_features=100).fit(corpus)
+    # the fit is the same: features, logistic regression; only scoring calls change
+    np.testing.assert_array_equal(ver.logistic_.coef_, plain.logistic_.coef_)
+    texts = list(dict.fromkeys(test.texts_a() + test.texts_b()))
+    assert (len(texts) < n_background) is (n_background == 200)  # both paths of the top-up
+    np.testing.assert_allclose(ver.call_zscores(texts), _call_reference(ver, texts), atol=1e-9)
+    np.testing.assert_array_equal(plain.call_zscores(texts), plain.zscores_.transform(texts))
+    a, b = test.texts_a(), test.texts_b()
+    scores = ver.score_pairs(a, b)
+    z = _call_reference(ver, texts)
+    row = {t: i for i, t in enumerate(texts)}
+    d = ver.delta_.paired(z[[row[t] for t in a]], z[[row[t] for t in b]])
+    np.testing.assert_allclose(scores, ver.logistic_.predict_proba(d[:, None])[:, 1], atol=1e-9)
+    assert auc(test.labels, scores) > 0.9
+    # a pair's score depends on the call it is scored in, not on the order of the call
+    order = np.random.default_rng(0).permutation(len(a))
+    shuffled = ver.score_pairs([a[i] for i in order], [b[i] for i in order])
+    np.testing.assert_allclose(shuffled, scores[order], atol=1e-12)
+
+
+def test_transductive_verifier_checks_n_background():
+    with pytest.raises(ValueError, match="n_background must be >= 2"):
+        DeltaVerifier(transductive=True, n_background=1).fit(synthetic_corpus(seed=0))
