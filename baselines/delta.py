@@ -135,7 +135,9 @@ class DeltaVerifier(Verifier):
     n_pairs : training pairs drawn from a Corpus for the logistic regression.
     transductive : after ``fit``, z-score the texts of each scoring call with the mean and
         standard deviation of that call's own distinct texts (topped up with training texts
-        to ``n_background`` when it has fewer) instead of the training texts'. The features
+        to ``n_background`` when it has fewer) instead of the training texts', the standard
+        deviation never below the training texts' (without that floor, PAN18 attribution on
+        training problems fell from .356 to .251 macro-F1, with it to .345). The features
         and the logistic regression stay the ones fitted; no label is read. Burrows' Delta
         z-scores against the corpus under study; a training corpus of another genre or text
         length sets every test text's z-scores off in the same direction.
@@ -190,8 +192,11 @@ class DeltaVerifier(Verifier):
         short = int(self.n_background) - len(texts)
         extra = [i for i, t in enumerate(self.background_) if t not in called][: max(short, 0)]
         reference = np.vstack([freqs, self.background_freqs_[extra]])
-        ddof = self.zscores_.scaler_.ddof
-        return features.standardise(freqs, reference.mean(axis=0), reference.std(axis=0, ddof=ddof))
+        scaler = self.zscores_.scaler_
+        # a word rare in the call (one of another language, say) has a spread near zero there,
+        # which would blow its z-scores up: never below the training texts' spread
+        spread = np.maximum(reference.std(axis=0, ddof=scaler.ddof), scaler.std_)
+        return features.standardise(freqs, reference.mean(axis=0), spread)
 
     def _score_impl(self, texts_a, texts_b):
         d = self.delta_.paired(*pair_rows(self.call_zscores, texts_a, texts_b))

@@ -116,13 +116,13 @@ def test_verifier_separates_synthetic_pairs_and_follows_the_contract():
 
 
 def _call_reference(ver, texts):
-    """The plain formula: z-scores of ``texts`` against the mean and std (ddof 1) of the
-    relative frequencies of ``texts`` and, when fewer than ``n_background``, the first
-    training texts of the pool not among them."""
+    """The plain formula: z-scores of ``texts`` against the mean and std (ddof 1, at least
+    the training texts') of the relative frequencies of ``texts`` and, when fewer than
+    ``n_background``, the first training texts of the pool not among them."""
     freqs = ver.zscores_.frequencies(texts)
     extra = [t for t in ver.background_ if t not in set(texts)]
     ref = np.vstack([freqs, ver.zscores_.frequencies(extra)[: ver.n_background - len(texts)]])
-    std = ref.std(axis=0, ddof=1)
+    std = np.maximum(ref.std(axis=0, ddof=1), ver.zscores_.scaler_.std_)
     out = np.zeros_like(freqs)
     for j in range(freqs.shape[1]):
         if std[j] > 1e-12:
@@ -141,6 +141,9 @@ def test_transductive_verifier_z_scores_each_call_against_its_own_texts(n_backgr
     texts = list(dict.fromkeys(test.texts_a() + test.texts_b()))
     assert (len(texts) < n_background) is (n_background == 200)  # both paths of the top-up
     np.testing.assert_allclose(ver.call_zscores(texts), _call_reference(ver, texts), atol=1e-9)
+    # the floor binds: some words vary less in this call than in the training texts
+    call_std = ver.zscores_.frequencies(texts).std(axis=0, ddof=1)
+    assert (call_std < ver.zscores_.scaler_.std_).any()
     np.testing.assert_array_equal(plain.call_zscores(texts), plain.zscores_.transform(texts))
     a, b = test.texts_a(), test.texts_b()
     scores = ver.score_pairs(a, b)
