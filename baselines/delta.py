@@ -30,7 +30,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from baselines._blas import fit_one_thread
 from baselines._features import make_counter, pair_rows
-from baselines.normalization import background_pool
+from baselines.normalization import background_pool, top_up
 from stylo import features
 from stylo.corpus import Corpus
 from stylo.text_input import check_texts
@@ -143,6 +143,10 @@ class DeltaVerifier(Verifier):
         length sets every test text's z-scores off in the same direction.
     n_background : the fewest texts a call's z-scoring reference holds (>= 2).
     random_state : seed of the pair draw and of the training texts that top a call up.
+
+    Attributes: ``delta_``, ``zscores_``, ``logistic_``; with ``transductive``, ``background_``
+    (up to ``n_background`` training texts) and ``background_freqs_`` (their frequencies), else
+    None.
     """
 
     def __init__(
@@ -178,8 +182,11 @@ class DeltaVerifier(Verifier):
         if labels.all() or not labels.any():
             raise ValueError("DeltaVerifier needs same- and different-author training pairs")
         self.logistic_ = fit_one_thread(LogisticRegression(), d[:, None], labels)
-        self.background_ = background_pool(X, int(self.n_background), self.random_state)
-        self.background_freqs_ = self.zscores_.frequencies(self.background_)
+        # the training texts that top a small call up, needed only when scoring transductively
+        self.background_ = self.background_freqs_ = None
+        if self.transductive:
+            self.background_ = background_pool(X, int(self.n_background), self.random_state)
+            self.background_freqs_ = self.zscores_.frequencies(self.background_)
 
     def call_zscores(self, texts: list[str]) -> np.ndarray:
         """z-scores (n_texts, n_features) of one scoring call's distinct ``texts``: against the
@@ -187,10 +194,10 @@ class DeltaVerifier(Verifier):
         ``background_``, texts of the call left out, to ``n_background``)."""
         if not self.transductive:
             return self.zscores_.transform(texts)
+        if self.background_ is None:
+            raise ValueError("transductive was set after fit: fit again to score transductively")
         freqs = self.zscores_.frequencies(texts)
-        called = set(texts)
-        short = int(self.n_background) - len(texts)
-        extra = [i for i, t in enumerate(self.background_) if t not in called][: max(short, 0)]
+        extra = top_up(self.background_, set(texts), int(self.n_background) - len(texts))
         reference = np.vstack([freqs, self.background_freqs_[extra]])
         scaler = self.zscores_.scaler_
         # a word rare in the call (one of another language, say) has a spread near zero there,

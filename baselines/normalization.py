@@ -76,6 +76,12 @@ def background_pool(X: Corpus | PairSet, size: int, seed: int) -> list[str]:
     return [texts[i] for i in np.sort(pick)]
 
 
+def top_up(background: list[str], called, n: int) -> list[int]:
+    """Indices of the first ``n`` texts of ``background`` not in ``called``: the training texts
+    that fill a transductive reference up when a call holds too few texts of its own."""
+    return [i for i, t in enumerate(background) if t not in called][: max(n, 0)]
+
+
 def author_groups(X: Corpus | PairSet) -> dict[str, int]:
     """A group id per training text of ``X``: texts the data ties to one author share it (see
     the module docstring)."""
@@ -240,8 +246,8 @@ class BackgroundNormalized(VerifierWrapper):
         if len(texts) > n:
             rng = np.random.default_rng(self.random_state)
             return [texts[i] for i in np.sort(rng.choice(len(texts), size=n, replace=False))]
-        seen = set(texts)
-        return texts + [b for b in self.background_ if b not in seen][: n - len(texts)]
+        extra = top_up(self.background_, set(texts), n - len(texts))
+        return texts + [self.background_[i] for i in extra]
 
     def _scores_out(self, scores, known, unknown, ranking):
         z = self.normalise(scores, known, unknown, self.call_pool(known, unknown))
