@@ -4,7 +4,8 @@ The table is long: one row per (cell, group, metric) with columns ``dataset, pro
 method, seed, group, metric, value, n, runtime, key`` (``setting`` is the setting's canonical
 JSON). ``REPORT.md`` has one table per protocol shaped like the papers' (mean ± std over
 groups and seeds; AIDBench protocols in percent), the leaderboard beside the published numbers
-(:mod:`experiments.leaderboard`), and the list of failed cells with their errors. Every row of
+(:mod:`experiments.leaderboard`), paired differences of the fixed methods against their rivals
+(:mod:`experiments.paired`), and the list of failed cells with their errors. Every row of
 the tables and the leaderboard says how many items one run scored (``n``) and how many seeds
 ran; rows with fewer than :data:`~experiments.tables.SMALL_SAMPLE` items are flagged "small
 sample".
@@ -26,6 +27,7 @@ from experiments.cost import cell_costs, cost_by_kind, neural_costs
 from experiments.leaderboard import leaderboard, leaderboard_markdown, load_published
 from experiments.methods import method_label
 from experiments.operating_points import operating_points
+from experiments.paired import N_BOOT, paired_differences
 from experiments.tables import (
     HEADLINE_METRICS,
     PERCENT_PROTOCOLS,
@@ -385,6 +387,21 @@ def write_report(
             "over seeds.",
             "",
             markdown_table(points),
+            "",
+        ]
+    paired = paired_differences(out, table)
+    if not paired.empty:
+        paired["setting"] = paired["setting"].map(setting_label)
+        lines += [
+            "## Paired differences",
+            "",
+            "A method minus its rival on the items both scored (attribution: each problem "
+            "of each seed; PAN verification: the stored per-problem scores, resampled "
+            f"jointly), with a 95 % percentile bootstrap interval ({N_BOOT} resamples, "
+            "fixed seed) and the problems won / tied / lost. An interval holding 0: these "
+            "items cannot tell the two apart.",
+            "",
+            markdown_table(paired),
             "",
         ]
     bias = position_bias(summary)

@@ -1,0 +1,98 @@
+"""Paired differences of the report: the vectorised AUC x c@1 against stylo.metrics.pan, the
+bootstrap interval, and the table read from stored rows and per-item scores."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from experiments.cells import CellStore
+from experiments.paired import auc_c1_rows, bootstrap_mean, paired_differences
+from stylo.metrics import pan
+
+_SCORES = st.sampled_from([0.0, 0.1, 0.5, 0.5, 0.6, 0.9, 1.0])
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), _SCORES, _SCORES), min_size=1, max_size=30))
+def test_auc_c1_rows_agrees_with_the_pan_metrics(items):
+    t = np.array([[i[0] for i in items]] * 2)
+    s = np.array([[i[1] for i in items], [i[2] for i in items]])
+    got = auc_c1_rows(t, s)
+    for row in range(2):
+        want = pan.auc(t[row], s[row]) * pan.c_at_1(t[row], s[row])
+        assert got[row] == pytest.approx(want, abs=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(-1, 1), min_size=1, max_size=25))
+def test_bootstrap_interval_holds_the_resampled_means_and_repeats(diffs):
+    lo, hi = bootstrap_mean(diffs)
+    assert min(diffs) - 1e-12 <= lo <= hi <= max(diffs) + 1e-12
+    assert (lo, hi) == bootstrap_mean(diffs)
+
+
+def test_bootstrap_interval_of_a_constant_is_that_constant():
+    assert bootstrap_mean([0.25] * 7) == pytest.approx((0.25, 0.25))
+
+
+def _row(protocol, method, seed, group, metric, value, key="", setting="{}"):
+    return {
+        "dataset": "d",
+        "protocol": protocol,
+        "setting": setting,
+        "method": method,
+        "seed": seed,
+        "group": group,
+        "metric": metric,
+        "value": value,
+        "n": 5,
+        "runtime": 1.0,
+        "key": key,
+    }
+
+
+def test_attribution_differences_are_per_problem_and_antisymmetric(tmp_path):
+    a = [0.5, 0.7, 0.4, 0.9]
+    b = [0.4, 0.7, 0.6, 0.5]
+    rows = []
+    for method, values in (("m", a), ("r", b)):
+        for i, v in enumerate(values):
+            rows.append(
+                _row("closed_attribution", method, i // 2, f"problem{i % 2}", "accuracy", v)
+            )
+        rows.append(_row("closed_attribution", method, 0, "all", "accuracy", np.mean(values)))
+    table = pd.DataFrame(rows)
+    out = paired_differences(tmp_path, table, pairs=(("m", "r"), ("r", "m")))
+    mr, rm = out[out["method"] == "m"].iloc[0], out[out["method"] == "r"].iloc[0]
+    assert mr["difference"] == pytest.approx(np.mean(np.subtract(a, b)), abs=1e-3)
+    assert mr["items"] == "4 problems"
+    assert mr["won / tied / lost"] == "2 / 1 / 1"
+    assert rm["difference"] == -mr["difference"]
+    assert mr["low"] <= mr["difference"] <= mr["high"]
+
+
+def test_verification_differences_read_the_stored_scores(tmp_path):
+    store = CellStore(tmp_path)
+    y = [True, False, True, False, True, False]
+    good = [0.9, 0.1, 0.8, 0.2, 0.7, 0.3]  # every problem right: AUC x c@1 = 1
+    bad = [0.4, 0.6, 0.3, 0.7, 0.5, 0.5]  # every answer wrong or missing
+    rows = []
+    for key, method, s in (("k1", "m", good), ("k2", "r", bad), ("k3", "same", good)):
+        frame = pd.DataFrame({"id": list("abcdef"), "y_true": y, "y_score": s, "group": "all"})
+        store.write({"key": key, "status": "ok", "rows": []}, frame.sample(frac=1, random_state=1))
+        rows.append(_row("pan_verification", method, 0, "all", "auc*c@1", 0.0, key))
+    table = pd.DataFrame(rows)
+    out = paired_differences(tmp_path, table, pairs=(("m", "r"), ("m", "same")))
+    vs_bad = out[out["rival"] == "r"].iloc[0]
+    want = 1.0 - pan.auc(y, bad) * pan.c_at_1(y, bad)
+    assert vs_bad["difference"] == pytest.approx(want, abs=1e-3)
+    assert vs_bad["items"] == "6 problems x 1 seed(s)"
+    same = out[out["rival"] == "same"].iloc[0]
+    assert (same["difference"], same["low"], same["high"]) == (0.0, 0.0, 0.0)
+
+
+def test_no_pair_ran_gives_an_empty_table(tmp_path):
+    table = pd.DataFrame([_row("closed_attribution", "m", 0, "all", "accuracy", 0.5)])
+    assert paired_differences(tmp_path, table).empty
