@@ -7,9 +7,10 @@ differ by less than either's spread and still win on most of them, or not. For e
 
 - attribution (``cdaa_attribution`` macro-F1, ``closed_attribution`` accuracy): the metric of
   every (seed, problem), from the per-problem rows; the interval resamples problems;
-- PAN verification (AUC x c@1): the stored per-problem scores of both methods, aligned by
-  problem id; the interval resamples problems jointly for both methods (within each seed when
-  there are several, the seeds' differences averaged).
+- PAN verification (AUC x c@1) and AIDBench one-to-two (accuracy, ties one half, in points
+  as the report's AIDBench tables): the stored per-item scores of both methods, aligned by
+  item id; the interval resamples items jointly for both methods, within each seed, the
+  seeds' differences averaged.
 
 Reported: the observed difference (method minus rival), a 95 % percentile bootstrap interval
 of :data:`N_BOOT` resamples drawn with a fixed seed, and, for attribution, the problems won,
@@ -25,7 +26,14 @@ from scipy.stats import rankdata
 
 from experiments.cells import CellStore
 
-__all__ = ["N_BOOT", "PAIRS", "auc_c1_rows", "bootstrap_mean", "paired_differences"]
+__all__ = [
+    "N_BOOT",
+    "PAIRS",
+    "auc_c1_rows",
+    "bootstrap_mean",
+    "choice_accuracy_rows",
+    "paired_differences",
+]
 
 #: (method, rival) pairs compared wherever both ran: the fixed attributor against PAN19's
 #: baseline rule, and the fixed verifier against the two strongest single verifiers
@@ -35,7 +43,6 @@ PAIRS = (
     ("ensemble", "lambdag"),
 )
 ATTRIBUTION_METRICS = {"cdaa_attribution": "macro_f1", "closed_attribution": "accuracy"}
-VERIFICATION_PROTOCOL = "pan_verification"
 N_BOOT = 2000
 _SEED = 0
 _KEYS = ["dataset", "protocol", "setting"]
@@ -65,6 +72,23 @@ def auc_c1_rows(y_true: np.ndarray, y_score: np.ndarray) -> np.ndarray:
     n_c = (((s > 0.5) == t) & answered).sum(axis=1)
     c1 = (n_c + (n - answered.sum(axis=1)) * n_c / n) / n
     return auc * c1
+
+
+def choice_accuracy_rows(y_true: np.ndarray, y_score: np.ndarray) -> np.ndarray:
+    """One-to-two accuracy in points of each row of (n_rows, n) stored choices (``y_true``:
+    the second slot is right; ``y_score``: 1 chose it, 0 the first, 0.5 a tie, one half)."""
+    t = np.asarray(y_true, dtype=bool)
+    s = np.asarray(y_score, dtype=np.float64)
+    credit = np.where(s == 0.5, 0.5, ((s > 0.5) == t).astype(np.float64))
+    return 100.0 * credit.mean(axis=1)
+
+
+#: protocols compared on stored per-item scores: (metric, its value for each row of a
+#: (n_rows, n) array of labels and scores, what an item is)
+ITEM_METRICS = {
+    "pan_verification": ("auc*c@1", auc_c1_rows, "problems"),
+    "aidbench_one_to_two": ("accuracy (points)", choice_accuracy_rows, "triplets"),
+}
 
 
 def _attribution_rows(table: pd.DataFrame, method: str, rival: str) -> list[dict]:
@@ -98,16 +122,15 @@ def _attribution_rows(table: pd.DataFrame, method: str, rival: str) -> list[dict
     return rows
 
 
-def _verification_rows(
-    store: CellStore, table: pd.DataFrame, method: str, rival: str
-) -> list[dict]:
+def _item_rows(store: CellStore, table: pd.DataFrame, method: str, rival: str) -> list[dict]:
     part = table[
-        (table["protocol"] == VERIFICATION_PROTOCOL)
+        table["protocol"].isin(list(ITEM_METRICS))
         & (table["group"] == "all")
         & table["method"].isin([method, rival])
     ]
     rows = []
-    for (ds, setting), cell in part.groupby(["dataset", "setting"], sort=True):
+    for (ds, proto, setting), cell in part.groupby(_KEYS, sort=True):
+        metric, value, unit = ITEM_METRICS[proto]
         per_seed = []  # (labels, method's scores, rival's scores) of each seed both ran
         for _, seed_cells in cell.groupby("seed", sort=True):
             keys = seed_cells.drop_duplicates("method").set_index("method")["key"]
@@ -127,18 +150,17 @@ def _verification_rows(
         rng = np.random.default_rng(_SEED)
         observed, boot = [], []
         for t, sa, sb in per_seed:
-            whole = auc_c1_rows(t[None], sa[None]) - auc_c1_rows(t[None], sb[None])
-            observed.append(float(whole[0]))
+            observed.append(float(value(t[None], sa[None])[0] - value(t[None], sb[None])[0]))
             idx = rng.integers(0, len(t), size=(N_BOOT, len(t)))
-            boot.append(auc_c1_rows(t[idx], sa[idx]) - auc_c1_rows(t[idx], sb[idx]))
+            boot.append(value(t[idx], sa[idx]) - value(t[idx], sb[idx]))
         lo, hi = np.percentile(np.mean(boot, axis=0), [2.5, 97.5])
         rows.append(
             {
                 "dataset": ds,
-                "protocol": VERIFICATION_PROTOCOL,
+                "protocol": proto,
                 "setting": setting,
-                "metric": "auc*c@1",
-                "items": f"{len(per_seed[0][0])} problems x {len(per_seed)} seed(s)",
+                "metric": metric,
+                "items": f"{min(len(p[0]) for p in per_seed)} {unit} x {len(per_seed)} seed(s)",
                 "difference": float(np.mean(observed)),
                 "low": float(lo),
                 "high": float(hi),
@@ -157,7 +179,7 @@ def paired_differences(out_dir, table: pd.DataFrame, pairs=PAIRS) -> pd.DataFram
     rows = []
     for method, rival in pairs:
         found = _attribution_rows(table, method, rival)
-        found += _verification_rows(store, table, method, rival)
+        found += _item_rows(store, table, method, rival)
         rows += [{"method": method, "rival": rival, **r} for r in found]
     if not rows:
         return pd.DataFrame()

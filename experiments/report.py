@@ -392,6 +392,8 @@ def write_report(
     paired = paired_differences(out, table)
     if not paired.empty:
         paired["setting"] = paired["setting"].map(setting_label)
+        for col in ("difference", "low", "high"):
+            paired[col] = paired[col].map("{:+.3f}".format)
         lines += [
             "## Paired differences",
             "",

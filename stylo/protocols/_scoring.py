@@ -62,6 +62,8 @@ def choice_table(answer, scores, group="all") -> pd.DataFrame:
     of choices that name the first slot, whatever the truth: the protocol puts the true
     candidate there half the time, so a method that always answers "the first" (a position
     bias small language models often have) shows 1.0 there while its accuracy looks like 0.5.
+    Each triplet's choice rides along in ``table.attrs["scores"]`` (``y_true``: the second
+    slot is the true one; ``y_score``: 1.0 chose the second, 0.0 the first, 0.5 a tie).
     """
     answer = np.asarray(answer, dtype=np.int64)
     s = np.asarray(scores, dtype=np.float64).reshape(len(answer), 2)
@@ -69,7 +71,7 @@ def choice_table(answer, scores, group="all") -> pd.DataFrame:
     other = s[np.arange(len(answer)), 1 - answer]
     credit = np.where(true > other, 1.0, np.where(true < other, 0.0, 0.5))
     n = len(answer)
-    return pd.DataFrame(
+    table = pd.DataFrame(
         _rows(
             {
                 "accuracy": float(credit.mean()) if n else 0.0,
@@ -80,6 +82,13 @@ def choice_table(answer, scores, group="all") -> pd.DataFrame:
             group,
         )
     )
+    # per triplet, for paired comparisons: whether the second slot is the true one, and the
+    # choice as a score (1 second, 0 first, 0.5 tie), so (y_score > 0.5) == y_true is right
+    choice = np.where(s[:, 1] > s[:, 0], 1.0, np.where(s[:, 1] < s[:, 0], 0.0, 0.5))
+    table.attrs["scores"] = pd.DataFrame(
+        {"id": np.arange(n).astype(str), "y_true": answer == 1, "y_score": choice, "group": group}
+    )
+    return table
 
 
 def ranking_table(

@@ -8,7 +8,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from experiments.cells import CellStore
-from experiments.paired import auc_c1_rows, bootstrap_mean, paired_differences
+from experiments.paired import (
+    auc_c1_rows,
+    bootstrap_mean,
+    choice_accuracy_rows,
+    paired_differences,
+)
 from stylo.metrics import pan
 
 _SCORES = st.sampled_from([0.0, 0.1, 0.5, 0.5, 0.6, 0.9, 1.0])
@@ -96,3 +101,24 @@ def test_verification_differences_read_the_stored_scores(tmp_path):
 def test_no_pair_ran_gives_an_empty_table(tmp_path):
     table = pd.DataFrame([_row("closed_attribution", "m", 0, "all", "accuracy", 0.5)])
     assert paired_differences(tmp_path, table).empty
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 1), st.sampled_from([0.1, 0.5, 0.7]), st.sampled_from([0.1, 0.5])),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_stored_choices_give_back_the_one_to_two_accuracy(items):
+    from stylo.protocols._scoring import choice_table
+
+    answer = [i[0] for i in items]
+    table = choice_table(answer, [[i[1], i[2]] for i in items])
+    stored = table.attrs["scores"]
+    accuracy = table.loc[table["metric"] == "accuracy", "value"].iloc[0]
+    got = choice_accuracy_rows(
+        stored["y_true"].to_numpy()[None], stored["y_score"].to_numpy()[None]
+    )
+    assert got[0] == pytest.approx(100 * accuracy, abs=1e-9)
