@@ -133,8 +133,13 @@ def _triplets(corpus: Corpus, m: int, seed: int) -> tuple[list, list, list]:
 
 
 def _ranking_candidates() -> dict[str, StackedVerifier]:
-    """Name -> unfitted stack ranking candidates; ``bases`` is the registered stack."""
-    registered = make("ensemble", 0)
+    """Name -> unfitted stack ranking candidates: the registered stack's bases with and
+    without rank bases, under its scoring meta-model or a pairwise one (the registered stack
+    itself is ``bases + lambdag``)."""
+    # without its rank bases, whatever the registry gives it: "bases" is the scoring
+    # meta-model alone (once LambdaG was registered, "bases" and "bases + lambdag" had become
+    # the same stack)
+    registered = clone(make("ensemble", 0)).set_params(rank_bases=())
     pairwise = _PairwiseRanker(**registered.get_params(deep=False))
     lambdag = (Construct("baselines.lambdag:LambdaG").build(),)
     return {

@@ -122,6 +122,12 @@ def _attribution_rows(table: pd.DataFrame, method: str, rival: str) -> list[dict
     return rows
 
 
+def _stored(store: CellStore, key: str) -> pd.DataFrame | None:
+    """A cell's per-item scores; None when the cell or its scores are not in ``store``."""
+    record = store.read(key)
+    return None if record is None else store.scores(record)
+
+
 def _item_rows(store: CellStore, table: pd.DataFrame, method: str, rival: str) -> list[dict]:
     part = table[
         table["protocol"].isin(list(ITEM_METRICS))
@@ -136,7 +142,7 @@ def _item_rows(store: CellStore, table: pd.DataFrame, method: str, rival: str) -
             keys = seed_cells.drop_duplicates("method").set_index("method")["key"]
             if not {method, rival} <= set(keys.index):
                 continue
-            a, b = (store.scores(store.read(keys[m])) for m in (method, rival))
+            a, b = (_stored(store, keys[m]) for m in (method, rival))
             if a is None or b is None:
                 continue
             both = a[["id", "y_true", "y_score"]].merge(
