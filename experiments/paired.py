@@ -7,8 +7,9 @@ differ by less than either's spread and still win on most of them, or not. For e
 
 - attribution (``cdaa_attribution`` macro-F1, ``closed_attribution`` accuracy): the metric of
   every (seed, problem), from the per-problem rows; the interval resamples problems;
-- PAN verification (AUC x c@1) and AIDBench one-to-two (accuracy, ties one half, in points
-  as the report's AIDBench tables): the stored per-item scores of both methods, aligned by
+- PAN verification (AUC x c@1), AIDBench one-to-two (accuracy, ties one half, in points as
+  the report's AIDBench tables) and one-to-one (AUC, threshold-free, since its target is a
+  point on the precision-recall curve): the stored per-item scores of both methods, aligned by
   item id; the interval resamples items jointly for both methods, within each seed, the
   seeds' differences averaged.
 
@@ -30,6 +31,7 @@ __all__ = [
     "N_BOOT",
     "PAIRS",
     "auc_c1_rows",
+    "auc_rows",
     "bootstrap_mean",
     "choice_accuracy_rows",
     "paired_differences",
@@ -57,17 +59,25 @@ def bootstrap_mean(diffs, n_boot: int = N_BOOT, seed: int = _SEED) -> tuple[floa
     return float(lo), float(hi)
 
 
+def auc_rows(y_true: np.ndarray, y_score: np.ndarray) -> np.ndarray:
+    """ROC AUC of each row of (n_rows, n) labels and scores (ties one half; 0.0 for a row of
+    one class), as :func:`stylo.metrics.pan.auc` computes it for one row."""
+    t = np.asarray(y_true, dtype=bool)
+    s = np.asarray(y_score, dtype=np.float64)
+    n_pos = t.sum(axis=1)
+    n_neg = t.shape[1] - n_pos
+    u = (rankdata(s, axis=1) * t).sum(axis=1) - n_pos * (n_pos + 1) / 2.0
+    both = (n_pos > 0) & (n_neg > 0)
+    return np.where(both, u / np.where(both, n_pos * n_neg, 1), 0.0)
+
+
 def auc_c1_rows(y_true: np.ndarray, y_score: np.ndarray) -> np.ndarray:
     """PAN's AUC x c@1 of each row of (n_rows, n) labels and scores (0.5 = no answer, AUC 0.0
     for a row of one class), as :mod:`stylo.metrics.pan` computes them for one row."""
     t = np.asarray(y_true, dtype=bool)
     s = np.asarray(y_score, dtype=np.float64)
     n = t.shape[1]
-    n_pos = t.sum(axis=1)
-    n_neg = n - n_pos
-    u = (rankdata(s, axis=1) * t).sum(axis=1) - n_pos * (n_pos + 1) / 2.0
-    both = (n_pos > 0) & (n_neg > 0)
-    auc = np.where(both, u / np.where(both, n_pos * n_neg, 1), 0.0)
+    auc = auc_rows(t, s)
     answered = s != 0.5
     n_c = (((s > 0.5) == t) & answered).sum(axis=1)
     c1 = (n_c + (n - answered.sum(axis=1)) * n_c / n) / n
@@ -88,6 +98,8 @@ def choice_accuracy_rows(y_true: np.ndarray, y_score: np.ndarray) -> np.ndarray:
 ITEM_METRICS = {
     "pan_verification": ("auc*c@1", auc_c1_rows, "problems"),
     "aidbench_one_to_two": ("accuracy (points)", choice_accuracy_rows, "triplets"),
+    # threshold-free: one-to-one's target is a point on the precision-recall curve
+    "aidbench_one_to_one": ("auc", auc_rows, "pairs"),
 }
 
 

@@ -398,10 +398,10 @@ def write_report(
             "## Paired differences",
             "",
             "A method minus its rival on the items both scored (attribution: each problem "
-            "of each seed; PAN verification and AIDBench one-to-two: the stored per-item "
-            "scores, resampled jointly within each seed), with a 95 % percentile bootstrap "
-            f"interval ({N_BOOT} resamples, fixed seed) and the problems won / tied / lost. "
-            "An interval holding 0: these items cannot tell the two apart.",
+            "of each seed; PAN verification, AIDBench one-to-two and one-to-one: the stored "
+            "per-item scores, resampled jointly within each seed), with a 95 % percentile "
+            f"bootstrap interval ({N_BOOT} resamples, fixed seed) and the problems won / tied "
+            "/ lost. An interval holding 0: these items cannot tell the two apart.",
             "",
             markdown_table(paired),
             "",

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from experiments.cells import CellStore
 from experiments.paired import (
     auc_c1_rows,
+    auc_rows,
     bootstrap_mean,
     choice_accuracy_rows,
     paired_differences,
@@ -25,9 +26,11 @@ def test_auc_c1_rows_agrees_with_the_pan_metrics(items):
     t = np.array([[i[0] for i in items]] * 2)
     s = np.array([[i[1] for i in items], [i[2] for i in items]])
     got = auc_c1_rows(t, s)
+    auc = auc_rows(t, s)
     for row in range(2):
         want = pan.auc(t[row], s[row]) * pan.c_at_1(t[row], s[row])
         assert got[row] == pytest.approx(want, abs=1e-12)
+        assert auc[row] == pytest.approx(pan.auc(t[row], s[row]), abs=1e-12)
 
 
 @settings(max_examples=40, deadline=None)
