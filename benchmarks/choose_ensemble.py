@@ -133,9 +133,8 @@ def _triplets(corpus: Corpus, m: int, seed: int) -> tuple[list, list, list]:
 
 
 def _ranking_candidates() -> dict[str, StackedVerifier]:
-    """Name -> unfitted stack ranking candidates: the registered stack's bases with and
-    without rank bases, under its scoring meta-model or a pairwise one (the registered stack
-    itself is ``bases + lambdag``)."""
+    """Name -> unfitted stack ranking candidates: the registered stack's bases, with and
+    without LambdaG as a rank base, under its scoring meta-model or a pairwise one."""
     # without its rank bases, whatever the registry gives it: "bases" is the scoring
     # meta-model alone (once LambdaG was registered, "bases" and "bases + lambdag" had become
     # the same stack)
