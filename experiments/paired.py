@@ -8,10 +8,11 @@ differ by less than either's spread and still win on most of them, or not. For e
 - attribution (``cdaa_attribution`` macro-F1, ``closed_attribution`` accuracy): the metric of
   every (seed, problem), from the per-problem rows; the interval resamples problems;
 - PAN verification (AUC x c@1), AIDBench one-to-two (accuracy, ties one half, in points as
-  the report's AIDBench tables) and one-to-one (AUC, threshold-free, since its target is a
-  point on the precision-recall curve): the stored per-item scores of both methods, aligned by
-  item id; the interval resamples items jointly for both methods, within each seed, the
-  seeds' differences averaged.
+  the report's AIDBench tables), one-to-one (AUC, threshold-free, since its target is a point
+  on the precision-recall curve) and one-to-many (rank@1 in points, ties at their
+  expectation): the stored per-item scores of both methods, aligned by item id; the interval
+  resamples items jointly for both methods, within each seed, the seeds' differences
+  averaged.
 
 Reported: the observed difference (method minus rival), a 95 % percentile bootstrap interval
 of :data:`N_BOOT` resamples drawn with a fixed seed, and, for attribution, the problems won,
@@ -34,6 +35,7 @@ __all__ = [
     "auc_rows",
     "bootstrap_mean",
     "choice_accuracy_rows",
+    "mean_points_rows",
     "paired_differences",
 ]
 
@@ -93,13 +95,27 @@ def choice_accuracy_rows(y_true: np.ndarray, y_score: np.ndarray) -> np.ndarray:
     return 100.0 * credit.mean(axis=1)
 
 
-#: protocols compared on stored per-item scores: (metric, its value for each row of a
-#: (n_rows, n) array of labels and scores, what an item is)
+def mean_points_rows(y_true: np.ndarray | None, y_value: np.ndarray) -> np.ndarray:
+    """The mean of each row of (n_rows, n) per-item values in [0, 1], in points (one-to-many's
+    stored rank@1 of each query; no labels)."""
+    return 100.0 * np.asarray(y_value, dtype=np.float64).mean(axis=1)
+
+
+#: protocols compared on stored per-item scores: (metric, its value for each row of (n_rows,
+#: n) arrays of labels and scores, what an item is, the stored label column or None, the
+#: stored score column)
 ITEM_METRICS = {
-    "pan_verification": ("auc*c@1", auc_c1_rows, "problems"),
-    "aidbench_one_to_two": ("accuracy (points)", choice_accuracy_rows, "triplets"),
+    "pan_verification": ("auc*c@1", auc_c1_rows, "problems", "y_true", "y_score"),
+    "aidbench_one_to_two": (
+        "accuracy (points)",
+        choice_accuracy_rows,
+        "triplets",
+        "y_true",
+        "y_score",
+    ),
     # threshold-free: one-to-one's target is a point on the precision-recall curve
-    "aidbench_one_to_one": ("auc", auc_rows, "pairs"),
+    "aidbench_one_to_one": ("auc", auc_rows, "pairs", "y_true", "y_score"),
+    "aidbench_one_to_many": ("rank@1 (points)", mean_points_rows, "queries", None, "rank@1"),
 }
 
 
@@ -148,21 +164,20 @@ def _item_rows(store: CellStore, table: pd.DataFrame, method: str, rival: str) -
     ]
     rows = []
     for (ds, proto, setting), cell in part.groupby(_KEYS, sort=True):
-        metric, value, unit = ITEM_METRICS[proto]
+        metric, value, unit, label, score = ITEM_METRICS[proto]
         per_seed = []  # (labels, method's scores, rival's scores) of each seed both ran
         for _, seed_cells in cell.groupby("seed", sort=True):
             keys = seed_cells.drop_duplicates("method").set_index("method")["key"]
             if not {method, rival} <= set(keys.index):
                 continue
             a, b = (_stored(store, keys[m]) for m in (method, rival))
-            if a is None or b is None:
+            if a is None or b is None or score not in a or score not in b:
                 continue
-            both = a[["id", "y_true", "y_score"]].merge(
-                b[["id", "y_score"]], on="id", suffixes=("", "_rival")
-            )
-            per_seed.append(
-                tuple(both[c].to_numpy() for c in ("y_true", "y_score", "y_score_rival"))
-            )
+            both = a[["id", score]].merge(b[["id", score]], on="id", suffixes=("", "_rival"))
+            if label is not None:
+                both = both.merge(a[["id", label]], on="id")
+            t = both[label].to_numpy() if label is not None else np.zeros(len(both), bool)
+            per_seed.append((t, both[score].to_numpy(), both[f"{score}_rival"].to_numpy()))
         if not per_seed:
             continue
         rng = np.random.default_rng(_SEED)

@@ -398,8 +398,9 @@ def write_report(
             "## Paired differences",
             "",
             "A method minus its rival on the items both scored (attribution: each problem "
-            "of each seed; PAN verification, AIDBench one-to-two and one-to-one: the stored "
-            "per-item scores, resampled jointly within each seed), with a 95 % percentile "
+            "of each seed; PAN verification and AIDBench one-to-one, one-to-two and "
+            "one-to-many: the stored per-item scores, resampled jointly within each seed), "
+            "with a 95 % percentile "
             f"bootstrap interval ({N_BOOT} resamples, fixed seed) and the problems won / tied "
             "/ lost. An interval holding 0: these items cannot tell the two apart.",
             "",

@@ -100,7 +100,8 @@ def ranking_table(
     gives about 1 / candidates).
 
     ``scores[i]``, ``relevant[i]``: candidate scores (higher = ranked first) and relevance of
-    query ``i``; ``groups[i]``: its group (repeat) id. Values are means over the queries.
+    query ``i``; ``groups[i]``: its group (repeat) id. Values are means over the queries; each
+    query's rank@k and mrr ride along in ``table.attrs["scores"]``.
     """
     from stylo.metrics import ranking
 
@@ -122,4 +123,13 @@ def ranking_table(
     for g in [*sorted(set(groups.tolist())), "all"]:
         mask = np.ones(len(groups), dtype=bool) if g == "all" else groups == g
         rows += _rows({m: v[mask].mean() for m, v in per_query.items()}, int(mask.sum()), g)
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    # per query, for paired comparisons: its rank@k and reciprocal rank
+    table.attrs["scores"] = pd.DataFrame(
+        {
+            "id": np.arange(len(groups)).astype(str),
+            "group": groups.astype(str),
+            **{m: v for m, v in per_query.items() if m.startswith("rank@") or m == "mrr"},
+        }
+    )
+    return table

@@ -603,7 +603,9 @@ class OneToMany(_AIDBench):
                     }
                 ]
             )
+            per_query = table.attrs.get("scores")
             table = pd.concat([table, extra], ignore_index=True)
+            table.attrs["scores"] = per_query
         return table
 
 

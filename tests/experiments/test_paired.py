@@ -13,6 +13,7 @@ from experiments.paired import (
     auc_rows,
     bootstrap_mean,
     choice_accuracy_rows,
+    mean_points_rows,
     paired_differences,
 )
 from stylo.metrics import pan
@@ -125,3 +126,27 @@ def test_stored_choices_give_back_the_one_to_two_accuracy(items):
         stored["y_true"].to_numpy()[None], stored["y_score"].to_numpy()[None]
     )
     assert got[0] == pytest.approx(100 * accuracy, abs=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.tuples(st.sampled_from([0.1, 0.5, 0.9]), st.booleans()), min_size=2, max_size=6
+        ),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_stored_queries_give_back_the_one_to_many_rank_at_1(queries):
+    from stylo.protocols._scoring import ranking_table
+
+    queries = [q if any(r for _, r in q) else [(q[0][0], True), *q[1:]] for q in queries]
+    scores = [np.array([s for s, _ in q]) for q in queries]
+    relevant = [np.array([r for _, r in q]) for q in queries]
+    table = ranking_table(scores, relevant, np.zeros(len(queries), dtype=int))
+    stored = table.attrs["scores"]
+    want = table.loc[(table["group"] == "all") & (table["metric"] == "rank@1"), "value"].iloc[0]
+    got = mean_points_rows(None, stored["rank@1"].to_numpy()[None])[0]
+    assert got == pytest.approx(100 * want, abs=1e-9)
+    assert list(stored["id"]) == [str(i) for i in range(len(queries))]
