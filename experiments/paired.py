@@ -40,11 +40,13 @@ __all__ = [
 ]
 
 #: (method, rival) pairs compared wherever both ran: the fixed attributor against PAN19's
-#: baseline rule, and the fixed verifier against the two strongest single verifiers
+#: baseline rule, and the fixed verifier against the two strongest single verifiers and
+#: against its own strongest base (what the stacking adds)
 PAIRS = (
     ("ensemble-attribution", "svm-attribution"),
     ("ensemble", "impostors"),
     ("ensemble", "lambdag"),
+    ("ensemble", "cosine-norm"),
 )
 ATTRIBUTION_METRICS = {"cdaa_attribution": "macro_f1", "closed_attribution": "accuracy"}
 N_BOOT = 2000
