@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.stats import rankdata
 
 from experiments.cells import CellStore
 
@@ -63,49 +62,65 @@ def bootstrap_mean(diffs, n_boot: int = N_BOOT, seed: int = _SEED) -> tuple[floa
     return float(lo), float(hi)
 
 
-def auc_rows(y_true: np.ndarray, y_score: np.ndarray) -> np.ndarray:
-    """ROC AUC of each row of (n_rows, n) labels and scores (ties one half; 0.0 for a row of
-    one class), as :func:`stylo.metrics.pan.auc` computes it for one row."""
+def auc_rows(y_true: np.ndarray, y_score: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """ROC AUC of the items (n,) counted with each row of ``weights`` (n_rows, n) (a bootstrap
+    resample's multiplicities; ties one half; 0.0 for a row of one class), as
+    :func:`stylo.metrics.pan.auc` computes it for the items repeated that often. The scores are
+    sorted once for all rows."""
     t = np.asarray(y_true, dtype=bool)
     s = np.asarray(y_score, dtype=np.float64)
-    n_pos = t.sum(axis=1)
-    n_neg = t.shape[1] - n_pos
-    u = (rankdata(s, axis=1) * t).sum(axis=1) - n_pos * (n_pos + 1) / 2.0
+    order = np.argsort(s, kind="stable")
+    sorted_s = s[order]
+    starts = np.flatnonzero(np.r_[True, sorted_s[1:] != sorted_s[:-1]])  # tied runs
+    w = np.asarray(weights, dtype=np.float64)[:, order]
+    pos = np.add.reduceat(w * t[order], starts, axis=1)
+    neg = np.add.reduceat(w * ~t[order], starts, axis=1)
+    below = np.cumsum(neg, axis=1) - neg
+    u = (pos * (below + 0.5 * neg)).sum(axis=1)
+    n_pos, n_neg = pos.sum(axis=1), neg.sum(axis=1)
     both = (n_pos > 0) & (n_neg > 0)
     return np.where(both, u / np.where(both, n_pos * n_neg, 1), 0.0)
 
 
-def auc_c1_rows(y_true: np.ndarray, y_score: np.ndarray) -> np.ndarray:
-    """PAN's AUC x c@1 of each row of (n_rows, n) labels and scores (0.5 = no answer, AUC 0.0
-    for a row of one class), as :mod:`stylo.metrics.pan` computes them for one row."""
+def auc_c1_rows(y_true: np.ndarray, y_score: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """PAN's AUC x c@1 of the items (n,) counted with each row of ``weights`` (n_rows, n)
+    (0.5 = no answer, AUC 0.0 for a row of one class), as :mod:`stylo.metrics.pan` computes
+    them for the items repeated that often."""
     t = np.asarray(y_true, dtype=bool)
     s = np.asarray(y_score, dtype=np.float64)
-    n = t.shape[1]
-    auc = auc_rows(t, s)
+    w = np.asarray(weights, dtype=np.float64)
+    n = w.sum(axis=1)
     answered = s != 0.5
-    n_c = (((s > 0.5) == t) & answered).sum(axis=1)
-    c1 = (n_c + (n - answered.sum(axis=1)) * n_c / n) / n
-    return auc * c1
+    n_c = w @ (((s > 0.5) == t) & answered)
+    c1 = (n_c + (w @ ~answered) * n_c / n) / n
+    return auc_rows(t, s, w) * c1
 
 
-def choice_accuracy_rows(y_true: np.ndarray, y_score: np.ndarray) -> np.ndarray:
-    """One-to-two accuracy in points of each row of (n_rows, n) stored choices (``y_true``:
-    the second slot is right; ``y_score``: 1 chose it, 0 the first, 0.5 a tie, one half)."""
+def choice_accuracy_rows(
+    y_true: np.ndarray, y_score: np.ndarray, weights: np.ndarray
+) -> np.ndarray:
+    """One-to-two accuracy in points of stored choices (n,) counted with each row of
+    ``weights`` (n_rows, n) (``y_true``: the second slot is right; ``y_score``: 1 chose it, 0
+    the first, 0.5 a tie, one half)."""
     t = np.asarray(y_true, dtype=bool)
     s = np.asarray(y_score, dtype=np.float64)
+    w = np.asarray(weights, dtype=np.float64)
     credit = np.where(s == 0.5, 0.5, ((s > 0.5) == t).astype(np.float64))
-    return 100.0 * credit.mean(axis=1)
+    return 100.0 * (w @ credit) / w.sum(axis=1)
 
 
-def mean_points_rows(y_true: np.ndarray | None, y_value: np.ndarray) -> np.ndarray:
-    """The mean of each row of (n_rows, n) per-item values in [0, 1], in points (one-to-many's
-    stored rank@1 of each query; no labels)."""
-    return 100.0 * np.asarray(y_value, dtype=np.float64).mean(axis=1)
+def mean_points_rows(
+    y_true: np.ndarray | None, y_value: np.ndarray, weights: np.ndarray
+) -> np.ndarray:
+    """The mean in points of per-item values in [0, 1] (n,) counted with each row of
+    ``weights`` (n_rows, n) (one-to-many's stored rank@1 of each query; no labels)."""
+    w = np.asarray(weights, dtype=np.float64)
+    return 100.0 * (w @ np.asarray(y_value, dtype=np.float64)) / w.sum(axis=1)
 
 
-#: protocols compared on stored per-item scores: (metric, its value for each row of (n_rows,
-#: n) arrays of labels and scores, what an item is, the stored label column or None, the
-#: stored score column)
+#: protocols compared on stored per-item scores: (metric, its value for the items' labels and
+#: scores counted with each row of a weights array, what an item is, the stored label column
+#: or None, the stored score column)
 ITEM_METRICS = {
     "pan_verification": ("auc*c@1", auc_c1_rows, "problems", "y_true", "y_score"),
     "aidbench_one_to_two": (
@@ -175,9 +190,8 @@ def _item_rows(store: CellStore, table: pd.DataFrame, method: str, rival: str) -
             a, b = (_stored(store, keys[m]) for m in (method, rival))
             if a is None or b is None or score not in a or score not in b:
                 continue
-            both = a[["id", score]].merge(b[["id", score]], on="id", suffixes=("", "_rival"))
-            if label is not None:
-                both = both.merge(a[["id", label]], on="id")
+            columns = ["id", score] + ([label] if label is not None else [])
+            both = a[columns].merge(b[["id", score]], on="id", suffixes=("", "_rival"))
             t = both[label].to_numpy() if label is not None else np.zeros(len(both), bool)
             per_seed.append((t, both[score].to_numpy(), both[f"{score}_rival"].to_numpy()))
         if not per_seed:
@@ -185,9 +199,13 @@ def _item_rows(store: CellStore, table: pd.DataFrame, method: str, rival: str) -
         rng = np.random.default_rng(_SEED)
         observed, boot = [], []
         for t, sa, sb in per_seed:
-            observed.append(float(value(t[None], sa[None])[0] - value(t[None], sb[None])[0]))
+            once = np.ones((1, len(t)))
+            observed.append(float(value(t, sa, once)[0] - value(t, sb, once)[0]))
+            # each resample as the items' multiplicities, so the metrics sort the scores once
             idx = rng.integers(0, len(t), size=(N_BOOT, len(t)))
-            boot.append(value(t[idx], sa[idx]) - value(t[idx], sb[idx]))
+            flat = (np.arange(N_BOOT)[:, None] * len(t) + idx).ravel()
+            counts = np.bincount(flat, minlength=N_BOOT * len(t)).reshape(N_BOOT, len(t))
+            boot.append(value(t, sa, counts) - value(t, sb, counts))
         lo, hi = np.percentile(np.mean(boot, axis=0), [2.5, 97.5])
         rows.append(
             {

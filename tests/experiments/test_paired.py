@@ -22,16 +22,27 @@ _SCORES = st.sampled_from([0.0, 0.1, 0.5, 0.5, 0.6, 0.9, 1.0])
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.lists(st.tuples(st.booleans(), _SCORES, _SCORES), min_size=1, max_size=30))
+@given(
+    st.lists(
+        st.tuples(st.booleans(), _SCORES, st.integers(0, 3), st.integers(0, 3)),
+        min_size=1,
+        max_size=30,
+    )
+)
 def test_auc_c1_rows_agrees_with_the_pan_metrics(items):
-    t = np.array([[i[0] for i in items]] * 2)
-    s = np.array([[i[1] for i in items], [i[2] for i in items]])
-    got = auc_c1_rows(t, s)
-    auc = auc_rows(t, s)
-    for row in range(2):
-        want = pan.auc(t[row], s[row]) * pan.c_at_1(t[row], s[row])
+    # each row of weights counts the items as a bootstrap resample does: the metrics must be
+    # the pan metrics of the items repeated that often (once each in the first row)
+    t = np.array([i[0] for i in items])
+    s = np.array([i[1] for i in items])
+    weights = np.array([[1] * len(items), [i[2] for i in items], [i[3] for i in items]])
+    weights[1:, 0] += 1  # no row empty
+    got = auc_c1_rows(t, s, weights)
+    auc = auc_rows(t, s, weights)
+    for row, w in enumerate(weights):
+        tr, sr = np.repeat(t, w), np.repeat(s, w)
+        want = pan.auc(tr, sr) * pan.c_at_1(tr, sr)
         assert got[row] == pytest.approx(want, abs=1e-12)
-        assert auc[row] == pytest.approx(pan.auc(t[row], s[row]), abs=1e-12)
+        assert auc[row] == pytest.approx(pan.auc(tr, sr), abs=1e-12)
 
 
 @settings(max_examples=40, deadline=None)
@@ -123,7 +134,7 @@ def test_stored_choices_give_back_the_one_to_two_accuracy(items):
     stored = table.attrs["scores"]
     accuracy = table.loc[table["metric"] == "accuracy", "value"].iloc[0]
     got = choice_accuracy_rows(
-        stored["y_true"].to_numpy()[None], stored["y_score"].to_numpy()[None]
+        stored["y_true"].to_numpy(), stored["y_score"].to_numpy(), np.ones((1, len(stored)))
     )
     assert got[0] == pytest.approx(100 * accuracy, abs=1e-9)
 
@@ -147,6 +158,6 @@ def test_stored_queries_give_back_the_one_to_many_rank_at_1(queries):
     table = ranking_table(scores, relevant, np.zeros(len(queries), dtype=int))
     stored = table.attrs["scores"]
     want = table.loc[(table["group"] == "all") & (table["metric"] == "rank@1"), "value"].iloc[0]
-    got = mean_points_rows(None, stored["rank@1"].to_numpy()[None])[0]
+    got = mean_points_rows(None, stored["rank@1"].to_numpy(), np.ones((1, len(stored))))[0]
     assert got == pytest.approx(100 * want, abs=1e-9)
     assert list(stored["id"]) == [str(i) for i in range(len(queries))]
