@@ -166,6 +166,12 @@ def held_triplets(name: str, held: Corpus, seed: int):
     return frame["query"].tolist(), pairs
 
 
+def held_accuracy(ranked: list[np.ndarray]) -> float:
+    """One-to-two accuracy of ``rank_many``'s answers on ``held_triplets`` (the same-author
+    text first in each pair; ties count one half)."""
+    return float(np.mean([(r[0] > r[1]) + 0.5 * (r[0] == r[1]) for r in ranked]))
+
+
 def study_ranking(datasets, seeds) -> pd.DataFrame:
     rows = []
     for name in datasets:
@@ -177,9 +183,9 @@ def study_ranking(datasets, seeds) -> pd.DataFrame:
                 ranked = (
                     clone(est).set_params(random_state=seed).fit(fit_half).rank_many(queries, pairs)
                 )
-                right = np.mean([(r[0] > r[1]) + 0.5 * (r[0] == r[1]) for r in ranked])
                 # one-to-two accuracy, in the column ``choose`` reads
-                rows.append(_row(name, seed, cand, float(right), len(queries), t0, "accuracy"))
+                right = held_accuracy(ranked)
+                rows.append(_row(name, seed, cand, right, len(queries), t0, "accuracy"))
     return pd.DataFrame(rows)
 
 

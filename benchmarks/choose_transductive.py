@@ -35,13 +35,18 @@ from __future__ import annotations
 import argparse
 import itertools
 
-import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
 from baselines.registry import make
 from benchmarks.choose_attribution import open_set_task, pan18_train_task
-from benchmarks.choose_ensemble import _halves, author_halves, held_triplets, training_part
+from benchmarks.choose_ensemble import (
+    _halves,
+    author_halves,
+    held_accuracy,
+    held_triplets,
+    training_part,
+)
 from stylo.datasets import load
 from stylo.metrics.pan import evaluate_all
 from stylo.protocols.cdaa import score_attribution
@@ -118,8 +123,7 @@ def _verification(fit, held):
 
 def _ranking(fit, queries, pairs):
     def measure(est):
-        ranked = est.fit(fit).rank_many(queries, pairs)
-        return {"accuracy": float(np.mean([(r[0] > r[1]) + 0.5 * (r[0] == r[1]) for r in ranked]))}
+        return {"accuracy": held_accuracy(est.fit(fit).rank_many(queries, pairs))}
 
     return measure
 
