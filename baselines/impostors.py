@@ -104,30 +104,45 @@ def _dense_row(indptr, indices, data, n_features, q):
     return dense
 
 
+@numba.njit(cache=True, inline="always")
+def _shared_into(indptr, indices, data, dense, x, feats, mins, pos):
+    """Append the query's (``dense``) shared features with row ``x`` and min(q, x) there to
+    ``feats``/``mins`` from ``pos``; returns the new end."""
+    for j in range(indptr[x], indptr[x + 1]):
+        w = dense[indices[j]]
+        if w > 0.0:
+            v = data[j]
+            feats[pos] = indices[j]
+            mins[pos] = v if v < w else w
+            pos += 1
+    return pos
+
+
+@numba.njit(cache=True)
+def _row_room(indptr, slots):
+    """Entries ``_shared_into`` may append for all of ``slots``: their rows' nonzeros."""
+    size = 0
+    for c in range(slots.shape[0]):
+        size += indptr[slots[c] + 1] - indptr[slots[c]]
+    return size
+
+
 @numba.njit(cache=True)
 def _shared_mins(indptr, indices, data, dense, slots):
     """The query's (``dense``) shared features with each row of ``slots``, with min(q, x)
-    there, so that each iteration only walks the slots it uses: feature numbers, minima and
-    each slot's start (len(slots) + 1,)."""
-    n_slots = slots.shape[0]
-    size = 0
-    for c in range(n_slots):
-        size += indptr[slots[c] + 1] - indptr[slots[c]]
+    there, so that each iteration only walks the slots it uses: feature numbers, minima, and
+    each slot's first and end entry (len(slots),) each."""
+    size = _row_room(indptr, slots)
     feats = np.empty(size, dtype=np.int32)
     mins = np.empty(size)
-    start = np.zeros(n_slots + 1, dtype=np.int64)
+    lo = np.zeros(slots.shape[0], dtype=np.int64)
+    hi = np.zeros(slots.shape[0], dtype=np.int64)
     pos = 0
-    for c in range(n_slots):
-        x = slots[c]
-        for j in range(indptr[x], indptr[x + 1]):
-            w = dense[indices[j]]
-            if w > 0.0:
-                v = data[j]
-                feats[pos] = indices[j]
-                mins[pos] = v if v < w else w
-                pos += 1
-        start[c + 1] = pos
-    return feats, mins, start
+    for c in range(slots.shape[0]):
+        lo[c] = pos
+        pos = _shared_into(indptr, indices, data, dense, slots[c], feats, mins, pos)
+        hi[c] = pos
+    return feats, mins, lo, hi
 
 
 @numba.njit(cache=True)
@@ -137,23 +152,23 @@ def _similarity(shared, sum_q, sum_x):
 
 
 @numba.njit(cache=True)
-def _slot_sim(feats, mins, start, slot, keep, sum_q, sum_x):
+def _slot_sim(feats, mins, lo, hi, slot, keep, sum_q, sum_x):
     """Masked min-max similarity of the query to the row of one slot of ``_shared_mins``."""
     # multiplying by the 0/1 mask instead of branching on it: the mask is random, so a
     # branch mispredicts half the time (3-5x slower); x * 1 and + 0 keep the sum exact
     shared = 0.0
-    for j in range(start[slot], start[slot + 1]):
+    for j in range(lo[slot], hi[slot]):
         shared += mins[j] * keep[feats[j]]
     return _similarity(shared, sum_q, sum_x)
 
 
 @numba.njit(cache=True)
-def _slot_sims(feats, mins, start, slot, mask, its, n_its, sum_q, sum_x, out):
+def _slot_sims(feats, mins, lo, hi, slot, mask, its, n_its, sum_q, sum_x, out):
     """``out[it] = _slot_sim(..., mask[it], sum_q[it], sum_x[it])`` for ``it`` in
     ``its[:n_its]``, four iterations per pass over the slot's features: each sum still adds its
     terms in feature order (the same float64 result), but four independent sums keep the core
     busy where one waits on the previous addition."""
-    a, b = start[slot], start[slot + 1]
+    a, b = lo[slot], hi[slot]
     i = 0
     while i + 4 <= n_its:
         k0, k1, k2, k3 = its[i], its[i + 1], its[i + 2], its[i + 3]
@@ -171,7 +186,7 @@ def _slot_sims(feats, mins, start, slot, mask, its, n_its, sum_q, sum_x, out):
         out[k3] = _similarity(s3, sum_q[k3], sum_x[k3])
         i += 4
     for k in its[i:n_its]:
-        out[k] = _slot_sim(feats, mins, start, slot, mask[k], sum_q[k], sum_x[k])
+        out[k] = _slot_sim(feats, mins, lo, hi, slot, mask[k], sum_q[k], sum_x[k])
 
 
 @numba.njit(cache=True, parallel=True)
@@ -192,10 +207,11 @@ def _grouped_trials(
 ):
     """Wins (``margin`` False, as float64) or summed margins of each problem, the problems of
     one query (``order[starts[g]:starts[g + 1]]``) together: the query's shared features with
-    every row any of them may draw are found once, and each (iteration, impostor) similarity
-    is computed once: with ``margin``, where every draw is needed, all of a row's at once
-    (``_slot_sims``); else when a problem first needs it (a win stops at the first impostor at
-    least as close as the target)."""
+    a row and each (iteration, impostor) similarity are computed once for them all: with
+    ``margin``, where every draw is needed, all rows' features and all of a row's similarities
+    at once (``_slot_sims``); else each when a problem first needs it, since a win stops at the
+    first impostor at least as close as the target, so that a different-author problem never
+    reaches most of its candidates."""
     n_iter, m = picks.shape
     out = np.zeros(q_rows.shape[0])
     every = np.arange(n_iter)
@@ -204,9 +220,10 @@ def _grouped_trials(
         q = q_rows[members[0]]
         dense = _dense_row(indptr, indices, data, n_features, q)
         rows = np.unique(cand[members].ravel())
-        feats, mins, start = _shared_mins(indptr, indices, data, dense, rows)
         sims = np.full((n_iter, rows.shape[0]), -1.0)  # -1: not computed yet
+        end = 0
         if margin:
+            feats, mins, lo, hi = _shared_mins(indptr, indices, data, dense, rows)
             drawn = np.zeros((rows.shape[0], n_iter), dtype=np.bool_)
             for p in members:
                 slot = np.searchsorted(rows, cand[p])
@@ -221,22 +238,38 @@ def _grouped_trials(
                         its[n_its] = it
                         n_its += 1
                 _slot_sims(
-                    feats, mins, start, c, mask, its, n_its, sums[q], sums[rows[c]], sims[:, c]
+                    feats, mins, lo, hi, c, mask, its, n_its, sums[q], sums[rows[c]], sims[:, c]
                 )
+        else:  # each row's shared features appended when first needed; lo[c] < 0: not yet
+            size = _row_room(indptr, rows)
+            feats = np.empty(size, dtype=np.int32)
+            mins = np.empty(size)
+            lo = np.full(rows.shape[0], -1, dtype=np.int64)
+            hi = np.zeros(rows.shape[0], dtype=np.int64)
         target = np.empty(n_iter)
         for p in members:
             t = t_rows[p]
             slot = np.searchsorted(rows, cand[p])
-            t_feats, t_mins, t_start = _shared_mins(indptr, indices, data, dense, t_rows[p : p + 1])
-            _slot_sims(t_feats, t_mins, t_start, 0, mask, every, n_iter, sums[q], sums[t], target)
+            t_feats, t_mins, t_lo, t_hi = _shared_mins(
+                indptr, indices, data, dense, t_rows[p : p + 1]
+            )
+            _slot_sims(
+                t_feats, t_mins, t_lo, t_hi, 0, mask, every, n_iter, sums[q], sums[t], target
+            )
             for it in range(n_iter):
                 best = 0.0
                 for s in range(m):
                     c = slot[picks[it, s]]
                     sim = sims[it, c]
                     if sim < 0.0:
+                        if lo[c] < 0:
+                            lo[c] = end
+                            end = _shared_into(
+                                indptr, indices, data, dense, rows[c], feats, mins, end
+                            )
+                            hi[c] = end
                         sim = _slot_sim(
-                            feats, mins, start, c, mask[it], sums[q, it], sums[rows[c], it]
+                            feats, mins, lo, hi, c, mask[it], sums[q, it], sums[rows[c], it]
                         )
                         sims[it, c] = sim
                     best = sim if sim > best else best
@@ -266,7 +299,7 @@ def _impostor_wins(indptr, indices, data, n_features, q_rows, t_rows, cand, mask
     """Iterations in which each query is closer to its target than to every sampled impostor.
 
     ``q_rows``/``t_rows`` (n_prob,) and ``cand`` (n_prob, k) are CSR row numbers; ``mask``
-    (n_iter, n_features) holds float32 0/1 feature masks; ``picks`` (n_iter, m) are positions
+    (n_iter, n_features) holds 0/1 feature masks (uint8); ``picks`` (n_iter, m) are positions
     in ``cand``; ``sums`` (n_rows, n_iter) are the masked row sums. Returns int64 (n_prob,).
     """
     csr = (indptr, indices, data, n_features)
@@ -403,10 +436,12 @@ class GeneralImpostors(Verifier):
             texts += [t for t in X.unknown if has_text(t)]
         if not texts:
             raise ValueError("fit needs at least one non-empty text")
-        self.counter_ = make_counter(self.unit, self.n, self.max_features).fit(texts)
-        pool = list(dict.fromkeys(texts))
+        self.counter_ = make_counter(self.unit, self.n, self.max_features)
+        counts = self.counter_.fit_transform(texts)  # the pool's rows from the one count
+        row_of = {t: i for i, t in enumerate(texts)}  # a repeated text's rows are equal
+        pool = list(row_of)
         self.pool_index_ = {t: i for i, t in enumerate(pool)}
-        self.pool_x_ = self._frequencies(pool)
+        self.pool_x_ = relative_frequencies(counts[list(row_of.values())])
         self.calibrator_ = None
         if self.shift:
             pairs = training_pairs(X, seed=self.random_state)
@@ -496,8 +531,9 @@ class GeneralImpostors(Verifier):
         pool_x = rows[:n_pool]
         kernel = _impostor_margins if margin else _impostor_wins
         total = np.zeros(n_prob)
-        # float32 rows: a 10,000-feature mask row stays in L1 cache
-        mask = np.ascontiguousarray(mask_t.T, dtype=np.float32)
+        # one byte a feature: the masks of all iterations (1 MB at 100 x 10,000) stay in L2
+        # cache and a row in L1 (float32: the impostor trials took a quarter longer)
+        mask = np.ascontiguousarray(mask_t.T, dtype=np.uint8)
         done = 0
         directions = ((unknown_rows, profile_rows), (profile_rows, unknown_rows))
         with _NumbaThreads(self.n_jobs):

@@ -64,7 +64,7 @@ def test_kernels_agree_with_references_exactly(inputs):
     csr, q_rows, t_rows, cand, mask_t, picks = inputs
     sums = _masked_sums(csr[0], csr[1], csr[2], mask_t)
     np.testing.assert_array_equal(sums, _masked_sums_reference(csr[0], csr[1], csr[2], mask_t))
-    mask = mask_t.T.astype(np.float32)
+    mask = mask_t.T.astype(np.uint8)
     np.testing.assert_array_equal(
         _impostor_wins(*csr, q_rows, t_rows, cand, mask, picks, sums),
         _impostor_wins_reference(*csr, q_rows, t_rows, cand, mask, picks, sums),
@@ -90,7 +90,7 @@ def test_target_identical_to_query_always_wins():
         np.array([0]),
         np.array([1]),
         np.array([[2, 3]]),
-        mask_t.T.astype(np.float32),
+        mask_t.T.astype(np.uint8),
         np.array([[0, 1]] * 3),
         sums,
     )
