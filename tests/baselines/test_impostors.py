@@ -179,8 +179,8 @@ def test_real_slice_pan15():
 
 def test_rank_orders_candidates_that_the_win_rate_ties(data):
     """Near-copies of the three texts in the impostor pool (as other texts by their authors
-    would be) beat every target: both win rates are 0, but the margin still puts the query's
-    author first."""
+    would be) beat every target: both win rates are 0, but the margin, which ranking and (by
+    default) verification read, still puts the query's author first."""
     corpus, _, _ = data
     groups = corpus.by_author()
     query = corpus.texts[groups["author0"][0]]
@@ -191,8 +191,12 @@ def test_rank_orders_candidates_that_the_win_rate_ties(data):
         near_copies + [corpus.texts[groups[a][2]] for a in others],
         ["author0", "author0", "author1"] + others,
     )
-    gi = small_gi(shift=False, transductive=False, n_candidates=4, n_impostors=4).fit(pool)
-    assert gi.score_pairs([query, query], [same, rival]).tolist() == [0.0, 0.0]
+    params = dict(shift=False, transductive=False, n_candidates=4, n_impostors=4)
+    wins = small_gi(score="wins", **params).fit(pool)
+    assert wins.score_pairs([query, query], [same, rival]).tolist() == [0.0, 0.0]
+    gi = small_gi(**params).fit(pool)
+    verified = gi.score_pairs([query, query], [same, rival])
+    assert verified[0] > verified[1]
     ranked = gi.rank(query, [rival, same])
     assert ranked[1] > ranked[0]
     assert np.all((ranked >= 0) & (ranked <= 1))
