@@ -161,6 +161,8 @@ def test_bad_parameters_raise(data):
         GeneralImpostors(n_impostors=50, n_candidates=10).fit(corpus)
     with pytest.raises(ValueError, match=r"feature_fraction must be in \(0, 1\], got 0\.0"):
         GeneralImpostors(feature_fraction=0.0).fit(corpus)
+    with pytest.raises(ValueError, match=r"score must be one of \('margin', 'wins'\), got 'x'"):
+        GeneralImpostors(score="x").fit(corpus)
 
 
 @pytest.mark.real_data
