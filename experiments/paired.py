@@ -104,9 +104,8 @@ def choice_accuracy_rows(
     the first, 0.5 a tie, one half)."""
     t = np.asarray(y_true, dtype=bool)
     s = np.asarray(y_score, dtype=np.float64)
-    w = np.asarray(weights, dtype=np.float64)
     credit = np.where(s == 0.5, 0.5, ((s > 0.5) == t).astype(np.float64))
-    return 100.0 * (w @ credit) / w.sum(axis=1)
+    return mean_points_rows(None, credit, weights)
 
 
 def mean_points_rows(
