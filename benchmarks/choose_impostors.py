@@ -25,15 +25,12 @@ overall are at least ``wins``' on both parts.
 from __future__ import annotations
 
 import argparse
-import itertools
 
 import pandas as pd
 
 from baselines.calibration import ScoreCalibrator
 from baselines.impostors import GeneralImpostors
-from benchmarks.choose_ensemble import _halves, training_part
-from benchmarks.choose_transductive import _ENGLISH, _HALVES, _verification
-from stylo.datasets import load
+from benchmarks.choose_transductive import _verification, verification_splits
 from stylo.verifier import training_pairs
 
 
@@ -64,18 +61,8 @@ _CANDIDATES = {
 
 
 def study(parts, seeds) -> pd.DataFrame:
-    pairs = []
-    if "cross" in parts:
-        train = {n: load(n, split="train") for n in _ENGLISH}
-        for a, b in itertools.permutations(train, 2):
-            pairs.append(("cross", a, b, 0, train[a], train[b]))
-    for name in _HALVES if "halves" in parts else ():
-        for seed in seeds:
-            data = load(name, split="train") if name.startswith("pan") else None
-            fit, held = _halves(data or training_part(name, seed), seed)
-            pairs.append(("halves", name, name, seed, fit, held))
     rows = []
-    for part, fitted_on, scored, seed, fit, held in pairs:
+    for part, fitted_on, scored, seed, fit, held in verification_splits(parts, seeds):
         for cand, make in _CANDIDATES.items():
             row = dict(part=part, fitted_on=fitted_on, scored=scored, seed=seed, candidate=cand)
             rows.append({**row, "n": len(held), **_verification(fit, held)(make())})

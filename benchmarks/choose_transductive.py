@@ -137,21 +137,30 @@ def _attribution(train, test):
     return measure
 
 
+def verification_splits(parts, seeds) -> list[tuple]:
+    """(part, fitted on, scored, seed, fit data, held-out pairs) of the ``cross`` and
+    ``halves`` parts among ``parts``, in that order."""
+    out = []
+    if "cross" in parts:
+        train = {n: load(n, split="train") for n in _ENGLISH}
+        for a, b in itertools.permutations(train, 2):
+            out.append(("cross", a, b, 0, train[a], train[b]))
+    for name in _HALVES if "halves" in parts else ():
+        for seed in seeds:
+            data = load(name, split="train") if name.startswith("pan") else None
+            fit, held = _halves(data or training_part(name, seed), seed)
+            out.append(("halves", name, name, seed, fit, held))
+    return out
+
+
 def study(methods, parts, seeds) -> pd.DataFrame:
     rows = []
-    train = {n: load(n, split="train") for n in _ENGLISH} if "cross" in parts else {}
+    splits = verification_splits(parts, seeds)
     open_set = open_set_task(pan18_train_task()) if "attribution" in parts else None
     for method in methods:
-        for a, b in itertools.permutations(train, 2):
-            n = len(train[b])
-            rows += _pair(method, "cross", a, b, 0, n, _verification(train[a], train[b]))
-        for name in _HALVES if "halves" in parts else ():
-            for seed in seeds:
-                data = load(name, split="train") if name.startswith("pan") else None
-                fit, held = _halves(data or training_part(name, seed), seed)
-                rows += _pair(
-                    method, "halves", name, name, seed, len(held), _verification(fit, held)
-                )
+        for part, fitted_on, scored, seed, fit, held in splits:
+            measure = _verification(fit, held)
+            rows += _pair(method, part, fitted_on, scored, seed, len(held), measure)
         for name in _RANKING if "ranking" in parts else ():
             for seed in seeds:
                 fit, held = author_halves(training_part(name, seed), seed)
