@@ -66,6 +66,9 @@ def _candidates() -> dict[str, StackedVerifier]:
     full = _logreg()
     lambdag = Construct("baselines.lambdag:LambdaG")
     cdm = Construct("baselines.compression:CompressionVerifier", {"measure": "cdm"})
+    # General Impostors' raw impostor margin, without its score shifting (a base's score
+    # feeds the meta-model, which does the calibration)
+    gi = Construct("baselines.impostors:GeneralImpostors", {"shift": False})
 
     def stack(bases, n_folds):
         built = tuple(b.build() if isinstance(b, Construct) else clone(b) for b in bases)
@@ -81,6 +84,8 @@ def _candidates() -> dict[str, StackedVerifier]:
         "3f-small+cdm": stack((norm, small, delta, cdm), 3),
         "2f-small+lambdag+cdm": stack((norm, small, delta, lambdag, cdm), 2),
         "3f-full+lambdag+cdm": stack((norm, full, delta, lambdag, cdm), 3),
+        "3f-small+gi": stack((norm, small, delta, gi), 3),
+        "3f-small+cdm+gi": stack((norm, small, delta, cdm, gi), 3),
     }
 
 
