@@ -68,7 +68,7 @@ from baselines.svm import lead_scores, top2_margin
 from stylo.features import CharNgrams, TextDistortion, WordNgrams, gram
 from stylo.metrics.classification import attribution_scores
 from stylo.progress import advance
-from stylo.verifier import AttributionOnly, Verifier
+from stylo.verifier import Attributor
 
 __all__ = ["EnsembleAttributor"]
 
@@ -84,7 +84,7 @@ _COMBINATIONS = ("zscore", "mean")
 _GRAM_MAX_ROWS = 2000
 
 
-class EnsembleAttributor(Verifier):
+class EnsembleAttributor(Attributor):
     """Soft-voting ensemble of per-view linear models with a fitted open-set margin; for
     ``attribute`` only (see the module docstring).
 
@@ -232,13 +232,6 @@ class EnsembleAttributor(Verifier):
         self.reject_margin_ = max(self.margin_scores_, key=lambda m: (self.margin_scores_[m], -m))
 
     # -- attribution -----------------------------------------------------------------------
-    def _score_impl(self, texts_a, texts_b):
-        raise AttributionOnly(
-            f"{type(self).__name__} attributes a text among candidate "
-            f"authors (attribute, the cdaa_attribution protocol); it has no "
-            f"score for a single pair"
-        )
-
     def _attribute_impl(self, candidates, texts):
         if len(candidates) < 2:
             raise ValueError(f"{type(self).__name__} needs at least two candidates")

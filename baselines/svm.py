@@ -36,7 +36,7 @@ from baselines._blas import fit_one_thread
 from baselines._features import char_tfidf
 from stylo.metrics.classification import attribution_scores
 from stylo.text_input import check_texts
-from stylo.verifier import AttributionOnly, Verifier
+from stylo.verifier import Attributor
 
 __all__ = [
     "SVMAttributor",
@@ -149,7 +149,7 @@ def fit_reject_margin(
     return best
 
 
-class SVMOpenSetAttributor(Verifier):
+class SVMOpenSetAttributor(Attributor):
     """Per-problem one-vs-rest linear SVM over the candidates, calibrated, with PAN19's
     reject rule; for ``attribute`` only (the cross-domain attribution protocol).
 
@@ -189,13 +189,6 @@ class SVMOpenSetAttributor(Verifier):
             raise ValueError(f"cv must be an int >= 2 (calibration folds), got {self.cv!r}")
         if not 0.0 <= float(self.reject_threshold) < 1.0:
             raise ValueError(f"reject_threshold must be in [0, 1), got {self.reject_threshold!r}")
-
-    def _score_impl(self, texts_a, texts_b):
-        raise AttributionOnly(
-            f"{type(self).__name__} attributes a text among candidate "
-            f"authors (attribute, the cdaa_attribution protocol); it has no "
-            f"score for a single pair"
-        )
 
     def _attribute_impl(self, candidates, texts):
         if len(candidates) < 2:

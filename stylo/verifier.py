@@ -13,7 +13,8 @@ private kernel with what is left. Subclasses override kernels, never the public 
 kernel                default                                     overridden by
 ====================  ==========================================  ============================
 ``_fit_impl``         learns nothing                              every method that learns
-``_score_impl``       none: every method has one (or raises       every method
+``_score_impl``       none: every method has one (an              every method
+                      :class:`Attributor` raises
                       :class:`AttributionOnly`)
 ``_problem_impl``     known texts joined by a blank line (PAN13/  GeneralImpostors (a profile
                       14 baselines), then ``score_pairs``         of the known texts), wrappers
@@ -62,6 +63,7 @@ from stylo.text_input import check_texts, has_text
 
 __all__ = [
     "AttributionOnly",
+    "Attributor",
     "NO_ANSWER",
     "Verifier",
     "attribution_problems",
@@ -350,3 +352,17 @@ class Verifier(BaseEstimator):
         the one-to-two protocol scores ties as half right, from :meth:`rank_many`)."""
         s = self.rank(query, [candidate_a, candidate_b])
         return int(s[1] > s[0])
+
+
+class Attributor(Verifier):
+    """Base of the methods that attribute a text among candidate authors with one classifier
+    over the candidates (``attribute``) and have no score for a single (known, unknown) pair:
+    ``score_pairs`` and everything built on it raise :class:`AttributionOnly`. Subclasses
+    implement ``_fit_impl`` and ``_attribute_impl``."""
+
+    def _score_impl(self, texts_a, texts_b):
+        raise AttributionOnly(
+            f"{type(self).__name__} attributes a text among candidate "
+            f"authors (attribute, the cdaa_attribution protocol); it has no "
+            f"score for a single pair"
+        )
