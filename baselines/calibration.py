@@ -13,7 +13,9 @@ map
 
 with (p1, p2) found by a grid search (steps of 0.01 on [0.01, 0.98], p1 < p2) that maximises
 a PAN score on the training pairs. Optionally a logistic (Platt 1999) map turns raw scores into
-probabilities first.
+probabilities first, or (``quantiles``) each raw score becomes its mid-rank quantile among the
+training scores, for raw scores crowded in a narrow band where the 0.01 grid would leave few
+cuts (General Impostors' impostor margins).
 
 :class:`ScoreCalibrator` is that map on arrays of raw scores; :class:`Calibrated` wraps any
 :class:`~stylo.verifier.Verifier`. Objectives (``objective=``), all from :mod:`stylo.metrics`:
@@ -245,14 +247,18 @@ class ScoreCalibrator(BaseEstimator):
         ``_FLAT_SLOPE`` over the scores' spread, so ranks keep the raw scores' order. A
         falling map would rank every candidate backwards (``naive-norm`` on one Guardian
         one-to-two seed: slope -0.038, accuracy 39.5 %).
+    quantiles : instead of Platt scaling, map each score to its mid-rank quantile among the
+        training scores (interpolated between them), plus a thousandth of the score itself, so
+        that scores past the training range keep their order; scores must lie in [0, 1].
     grey_zone : fit (p1, p2) and shift scores as in the module docstring; without it the
-        (Platt-scaled) scores are returned as they are.
+        (Platt-scaled or quantile-mapped) scores are returned as they are.
     objective : ``"pan21"``, ``"pan20-baseline"`` or ``"auc_c1"`` (see the module docstring).
     grid_step : spacing of the p1/p2 grid on [grid_step, 1 - 2 * grid_step].
     decimals : the objective is rounded to this many digits before comparing cells.
 
-    Attributes: ``platt_`` (LogisticRegression or None), ``p1_``, ``p2_`` (None without a grey
-    zone) and ``train_objective_`` (the rounded objective of the chosen cell).
+    Attributes: ``platt_`` (LogisticRegression or None), ``quantiles_`` (the distinct training
+    scores and their mid-rank quantiles, or None), ``p1_``, ``p2_`` (None without a grey zone)
+    and ``train_objective_`` (the rounded objective of the chosen cell).
     """
 
     def __init__(
@@ -262,8 +268,10 @@ class ScoreCalibrator(BaseEstimator):
         objective: str = "pan21",
         grid_step: float = 0.01,
         decimals: int = 3,
+        quantiles: bool = False,
     ):
         self.platt = platt
+        self.quantiles = quantiles
         self.grey_zone = grey_zone
         self.objective = objective
         self.grid_step = grid_step
@@ -285,7 +293,9 @@ class ScoreCalibrator(BaseEstimator):
             )
         if not 0.0 < self.grid_step < 0.25:
             raise ValueError(f"grid_step must be in (0, 0.25), got {self.grid_step}")
-        self.platt_ = None
+        if self.platt and self.quantiles:
+            raise ValueError("platt and quantiles are two first maps: choose one")
+        self.platt_ = self.quantiles_ = None
         if self.platt:
             self.platt_ = fit_one_thread(LogisticRegression(), s[:, None], y)
             if not self.platt_.coef_[0, 0] > 0:
@@ -297,6 +307,10 @@ class ScoreCalibrator(BaseEstimator):
             s = self.platt_.predict_proba(s[:, None])[:, 1]
         elif s.min() < 0.0 or s.max() > 1.0:
             raise ValueError("raw scores outside [0, 1]: use platt=True")
+        elif self.quantiles:
+            values, times = np.unique(s, return_counts=True)
+            self.quantiles_ = (values, (np.cumsum(times) - times / 2.0) / times.sum())
+            s = self._quantile(s)
         self.p1_ = self.p2_ = None
         if self.grey_zone:
             # np.arange as pan-code builds it, so the grid values are the same floats
@@ -313,9 +327,15 @@ class ScoreCalibrator(BaseEstimator):
         if not hasattr(self, "platt_"):
             raise NotFittedError("ScoreCalibrator is not fitted yet; call fit first")
         s = np.asarray(scores, dtype=np.float64)
-        if self.platt_ is None:
-            return np.clip(s, 0.0, 1.0)
-        return self.platt_.predict_proba(s[:, None])[:, 1]
+        if self.platt_ is not None:
+            return self.platt_.predict_proba(s[:, None])[:, 1]
+        if self.quantiles_ is not None:
+            s = self._quantile(s)
+        return np.clip(s, 0.0, 1.0)
+
+    def _quantile(self, s: np.ndarray) -> np.ndarray:
+        values, quantiles = self.quantiles_
+        return 0.999 * np.interp(s, values, quantiles) + 0.001 * s
 
     def transform(self, scores) -> np.ndarray:
         """PAN answers (n,) in [0, 1] for raw scores (n,)."""

@@ -27,7 +27,8 @@ Algorithm, for one problem (known profile K, unknown text U) and a pool of impos
    and above ``p2`` above 0.5; p1/p2 maximise ``objective`` on the training problems
    (default AUC x c@1, Kestemont et al.'s criterion for PAN13-15). Margins crowd around 0.5,
    where the 0.01 grid of p1/p2 would leave few cuts: they are first replaced by their
-   mid-rank quantile among the training problems' margins (interpolated; a monotone map).
+   mid-rank quantile among the training problems' margins (interpolated; a monotone map;
+   ``ScoreCalibrator(quantiles=True)``).
 
 Impostor pool: the texts ``fit`` saw (a Corpus's texts or a PairSet's known/unknown texts)
 plus, with ``transductive=True`` (default, as Kestemont et al. did on PAN14), the texts of the
@@ -397,9 +398,9 @@ class GeneralImpostors(Verifier):
     random_state : seed of the feature masks and impostor picks.
     n_jobs : Numba threads (None = Numba's default).
 
-    Attributes: ``counter_``, ``pool_x_`` (the training pool's relative frequencies),
-    ``calibrator_`` (None without ``shift``) and ``quantiles_`` (the distinct training margins
-    and their mid-rank quantiles, with ``score="margin"`` and ``shift``; else None).
+    Attributes: ``counter_``, ``pool_x_`` (the training pool's relative frequencies) and
+    ``calibrator_`` (None without ``shift``; with ``score="margin"`` it maps margins through
+    their training quantiles first).
     """
 
     def __init__(
@@ -460,15 +461,14 @@ class GeneralImpostors(Verifier):
         pool = list(row_of)
         self.pool_index_ = {t: i for i, t in enumerate(pool)}
         self.pool_x_ = relative_frequencies(counts[list(row_of.values())])
-        self.calibrator_ = self.quantiles_ = None
+        self.calibrator_ = None
         if self.shift:
             pairs = training_pairs(X, seed=self.random_state)
             raw = self._verification_scores(pairs.known, pairs.unknown)
-            if self.score == "margin":
-                values, times = np.unique(raw, return_counts=True)
-                self.quantiles_ = (values, (np.cumsum(times) - times / 2.0) / times.sum())
-            self.calibrator_ = ScoreCalibrator(platt=False, objective=self.objective)
-            self.calibrator_.fit(self._spread(raw), pairs.labels)
+            self.calibrator_ = ScoreCalibrator(
+                platt=False, quantiles=self.score == "margin", objective=self.objective
+            )
+            self.calibrator_.fit(raw, pairs.labels)
 
     def _score_impl(self, texts_a, texts_b):
         return self._shifted(self._verification_scores([[a] for a in texts_a], texts_b))
@@ -493,16 +493,7 @@ class GeneralImpostors(Verifier):
         return flat.reshape(len(texts), len(candidates))
 
     def _shifted(self, raw: np.ndarray) -> np.ndarray:
-        return raw if self.calibrator_ is None else self.calibrator_.transform(self._spread(raw))
-
-    def _spread(self, raw: np.ndarray) -> np.ndarray:
-        """Margins as their mid-rank quantile among the training margins (interpolated), plus
-        a thousandth of the margin, so that scores past the training range keep their order;
-        win rates as they are."""
-        if self.quantiles_ is None:
-            return raw
-        values, quantiles = self.quantiles_
-        return 0.999 * np.interp(raw, values, quantiles) + 0.001 * raw
+        return raw if self.calibrator_ is None else self.calibrator_.transform(raw)
 
     def _verification_scores(self, known_lists, unknowns) -> np.ndarray:
         return self._raw_scores(known_lists, unknowns, margin=self.score == "margin")

@@ -161,3 +161,28 @@ def test_platt_never_reverses_the_order_of_the_scores(raw, offset):
     assert cal.platt_.coef_[0, 0] > 0
     # flat at the training share of same-author pairs
     assert p == pytest.approx(np.full(len(s), y.mean()), abs=1e-5)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.floats(0.45, 0.55), min_size=4, max_size=40),
+    st.lists(st.floats(0.0, 1.0), min_size=1, max_size=20),
+)
+def test_quantile_map_spreads_crowded_scores_and_keeps_their_order(train, new):
+    # scores crowded in a narrow band (as General Impostors' margins are) become their
+    # mid-rank quantile among the training scores, in (0, 1), and no two scores swap places
+    s = np.array(train)
+    y = np.arange(len(s)) % 2 == 0
+    cal = ScoreCalibrator(platt=False, quantiles=True, grey_zone=False).fit(s, y)
+    values = np.unique(s)
+    ranks = np.array([(np.sum(s < v) + np.sum(s <= v)) / 2.0 / len(s) for v in values])
+    np.testing.assert_allclose(cal.probabilities(values), 0.999 * ranks + 0.001 * values)
+    x = np.sort(np.concatenate([s, new]))
+    p = cal.probabilities(x)
+    assert np.all(np.diff(p) >= 0) and np.all((p >= 0) & (p <= 1))
+
+
+def test_quantile_map_excludes_platt():
+    s, y = _ambiguous_scores(seed=4)
+    with pytest.raises(ValueError, match="platt and quantiles are two first maps"):
+        ScoreCalibrator(platt=True, quantiles=True).fit(s, y)

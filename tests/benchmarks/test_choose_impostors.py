@@ -26,4 +26,4 @@ def test_candidates_differ_only_in_the_verification_score():
         assert np.all(np.diff(s[np.argsort(want, kind="stable")]) >= -1e-12)
     assert not np.array_equal(wins.raw_scores(test), want)
     assert platt.calibrator_.platt_ is not None and margin.calibrator_.platt_ is None
-    assert margin.quantiles_ is None and quantile.quantiles_ is not None
+    assert margin.calibrator_.quantiles_ is None and quantile.calibrator_.quantiles_ is not None
