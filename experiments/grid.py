@@ -88,6 +88,8 @@ class Cell:
     protocol_params: Mapping = field(default_factory=dict)
     masking: str | None = None
     method_params: Mapping = field(default_factory=dict)
+    #: the protocol's ``revision``: a protocol that starts drawing other tasks bumps it
+    revision: int = 1
 
     def spec(self) -> dict:
         spec = {
@@ -106,6 +108,8 @@ class Cell:
             spec["masking"] = self.masking
         if self.method_params:
             spec["method_params"] = dict(self.method_params)
+        if self.revision != 1:
+            spec["revision"] = int(self.revision)
         return normalise(spec)
 
     @property
@@ -470,6 +474,7 @@ def _protocol_cells(
                             params,
                             mask,
                             normalise(dict(grid.method_params.get(m, {}))),
+                            getattr(protocol, "revision", 1),
                         )
                     )
     return cells

@@ -16,7 +16,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-__all__ = ["Corpus", "PairSet", "FilterStep", "join_known"]
+__all__ = ["Corpus", "PairSet", "FilterStep", "UNKNOWN_AUTHORS", "join_known"]
+
+#: author labels that stand for "someone not in the data" (PAN 2019's open-set texts are all
+#: labelled ``<UNK>``); such texts share no known author with anything, so sampling skips them
+UNKNOWN_AUTHORS = frozenset({"<UNK>"})
 
 
 def join_known(known_lists) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from stylo.corpus import Corpus, PairSet
+from stylo.datasets._authors import merge_authors_by_text
 from stylo.datasets._filters import apply_filters
 from stylo.datasets._jsonl import DataError
 from stylo.datasets._readers import log, read_cached
@@ -34,7 +35,10 @@ def load(
     verify : check the file's SHA-256 against the registry.
     where : column=value filters, e.g. ``role="known"`` or ``language="en"``.
 
-    Every filter is explicit and recorded with its counts in the result's ``history``.
+    Every filter is explicit and recorded with its counts in the result's ``history``, and so
+    is, for a corpus whose registry entry says ``merge_authors_by_text`` (PAN 2018/2019
+    attribution, whose problems name one person once per problem), the merging of author
+    labels that share a text (``stylo.datasets._authors``) that comes before the filters.
     """
     base, sub = split_name(name)
     entry = registry()[base]
@@ -53,6 +57,8 @@ def load(
         str(path.resolve()), stat.st_mtime_ns, stat.st_size, entry["kind"], normalize_newlines
     ).copy()
     obj: Corpus | PairSet = (Corpus if entry["kind"] == "texts" else PairSet)(frame, name=name)
+    if entry.get("merge_authors_by_text"):
+        obj = merge_authors_by_text(obj)
     if sub is not None:
         where = {entry["subsets_field"]: sub, **where}
     if split is not None:

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from stylo.corpus import Corpus, PairSet
+from stylo.corpus import UNKNOWN_AUTHORS, Corpus, PairSet
 from stylo.protocols import _scoring
 from stylo.verifier import Verifier
 
@@ -37,15 +37,12 @@ __all__ = [
     "VerificationProtocol",
     "author_sets",
     "capped_corpus",
+    "distinct_texts",
     "fit_clone",
     "fit_seconds",
     "known_authors",
     "training_corpus",
 ]
-
-#: author labels that stand for "someone not in the data" (PAN 2019's open-set texts are all
-#: labelled ``<UNK>``); such texts share no known author with anything, so sampling skips them
-UNKNOWN_AUTHORS = frozenset({"<UNK>"})
 
 
 class ProtocolError(ValueError):
@@ -106,6 +103,9 @@ class Protocol:
     """Base class: ``settings``, ``sample`` and ``evaluate``."""
 
     name: str = "protocol"
+    #: bumped when the protocol starts drawing other tasks from the same data and setting, so
+    #: a grid does not reuse results stored under the old tasks (``experiments.grid.Cell``)
+    revision: int = 1
     #: how much work one cell of this protocol is, relative to the others' for the same
     #: method: a grid runner starts the costliest cells first so that none is left alone at
     #: the end of a run. A scheduling hint only; no result depends on it.
@@ -176,6 +176,20 @@ def known_authors(corpus: Corpus) -> Corpus:
         mask,
         "known authors only",
         f"{int((~mask).sum())} texts by {sorted(UNKNOWN_AUTHORS)} left out",
+    )
+
+
+def distinct_texts(corpus: Corpus) -> Corpus:
+    """``corpus`` without the rows that repeat an earlier row's author and text (the first
+    is kept); the step and its count go to ``history``. A protocol that pools texts by
+    author draws from these, so no text is both known and test, or in two splits, through a
+    copy of it (PAN's attribution problems repeat a candidate's known texts in each problem
+    the candidate is in: PAN 2018 has 2,188 such rows of 4,561)."""
+    keep = ~corpus.frame.duplicated(["author", "text"]).to_numpy()
+    if keep.all():
+        return corpus
+    return corpus.filter(
+        keep, "distinct texts", f"{int((~keep).sum())} repeats of a text by the same author"
     )
 
 

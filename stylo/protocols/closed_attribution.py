@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from stylo.corpus import Corpus
-from stylo.protocols.base import Protocol, ProtocolError, Task, known_authors
+from stylo.protocols.base import Protocol, ProtocolError, Task, distinct_texts, known_authors
 from stylo.protocols.cdaa import Attribution, score_attribution
 from stylo.verifier import Verifier
 
@@ -72,12 +72,15 @@ class ClosedSetAttribution(Protocol):
     ``problems``, ``cross_topic`` (bool) and ``within`` (a column, or None)."""
 
     name = "closed_attribution"
+    #: 2: texts pooled by author are distinct (``distinct_texts``), and PAN's attribution
+    #: corpora name each author once (``stylo.datasets._authors``)
+    revision = 2
 
     def _usable(self, data) -> Corpus | None:
         if not isinstance(data, Corpus) or "author" not in data.frame.columns:
             return None
         if data.frame["author"].map(lambda a: isinstance(a, str)).all():
-            return known_authors(data)
+            return distinct_texts(known_authors(data))
         return None
 
     def _eligible(self, corpus: Corpus, setting: dict) -> dict[str, np.ndarray]:

@@ -41,7 +41,13 @@ import pandas as pd
 
 from stylo.corpus import Corpus, PairSet
 from stylo.protocols._sampling import PairRules, labelled_pairs
-from stylo.protocols.base import ProtocolError, Task, VerificationProtocol, known_authors
+from stylo.protocols.base import (
+    ProtocolError,
+    Task,
+    VerificationProtocol,
+    distinct_texts,
+    known_authors,
+)
 
 __all__ = ["SPLITS", "RethinkingAV", "assign_splits", "split_corpus", "split_pairset"]
 
@@ -253,6 +259,9 @@ class RethinkingAV(VerificationProtocol):
     """
 
     name = "rethinking_av"
+    #: 2: texts pooled by author are distinct (``distinct_texts``), and PAN's attribution
+    #: corpora name each author once (``stylo.datasets._authors``)
+    revision = 2
     PROBE_SEEDS = (0, 1, 2)
 
     def __init__(
@@ -289,8 +298,10 @@ class RethinkingAV(VerificationProtocol):
         split = setting.get("split")
         if isinstance(data, Corpus):
             known = known_authors(data)
-            texts, info = split_corpus(known, split, seed, self.val_fraction, self.test_fraction)
+            distinct = distinct_texts(known)
+            texts, info = split_corpus(distinct, split, seed, self.val_fraction, self.test_fraction)
             info["unknown_author_texts_excluded"] = len(data) - len(known)
+            info["repeated_texts_excluded"] = len(known) - len(distinct)
             asked = self._n_pairs()
             parts = {
                 p: _draw_pairs(texts[p], asked[p], seed + k, f"{data.name}:{split}:{p}")
