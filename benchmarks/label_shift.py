@@ -107,7 +107,12 @@ def main(argv=None) -> int:
             for setting in protocol.settings(load(name)):
                 for seed in args.seeds:
                     rows.append(cell(method, name, setting, seed))
-                    print(pd.DataFrame(rows[-1:]).round(3).to_string(header=len(rows) == 1))
+                    print(
+                        pd.DataFrame(rows[-1:])
+                        .round(3)
+                        .to_string(header=len(rows) == 1, index=False),
+                        flush=True,
+                    )
     table = pd.DataFrame(rows)
     err = table[["em share", "acc share"]].sub(table["true share"], axis=0).abs()
     print("\nmean absolute error of the share:", err.mean().round(3).to_dict())
