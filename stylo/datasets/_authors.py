@@ -2,12 +2,12 @@
 
 PAN's cross-domain attribution corpora are built as problems, and a problem's candidates are
 named only inside it (``candidate00003``), so the files give one person a label per problem:
-PAN 2018's test problems of one language draw their 5, 10 and 15 candidates from the 20 of
-the largest, with the same known texts (375 labels, 200 people; 2,188 of 4,561 rows repeat
-another row's text), and PAN 2019's development problems reuse some authors too (181 labels,
-158 people). Protocols that pool texts by author across problems (closed-set attribution, the
-Rethinking-AV splits) would otherwise treat one person as several candidates, or put a text
-in training under one label and in the test under another.
+PAN 2018's problems of one language and split draw their candidates from the same 20 people,
+each with the same seven known texts in every problem (375 labels, 200 people; 2,188 of 4,561
+rows repeat another row's text), and PAN 2019's development problems reuse some authors too
+(181 labels, 158 people). Protocols that pool texts by author across problems (closed-set
+attribution, the Rethinking-AV splits) would otherwise treat one person as several candidates,
+or put a text in training under one label and in the test under another.
 
 :func:`merge_authors_by_text` gives every label that shares an identical text with another
 label the same author: the connected components of the label-text graph, each named by its
@@ -37,9 +37,11 @@ def merge_authors_by_text(corpus: Corpus) -> Corpus:
     frame = corpus.frame
     authors = frame["author"].astype(str).to_numpy()
     named = ~np.isin(authors, list(UNKNOWN_AUTHORS))
+    if not named.any():
+        return corpus
     labels, label_ix = np.unique(authors[named], return_inverse=True)
     _, text_ix = np.unique(frame["text"].to_numpy()[named].astype(str), return_inverse=True)
-    n_labels, n_texts = len(labels), int(text_ix.max()) + 1 if len(text_ix) else 0
+    n_labels, n_texts = len(labels), int(text_ix.max()) + 1
     # bipartite graph: label i -- text j whenever a row has both
     graph = coo_matrix(
         (np.ones(len(label_ix)), (label_ix, n_labels + text_ix)),
