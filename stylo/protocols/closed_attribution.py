@@ -8,6 +8,9 @@ its known texts are on (a topic goes wholly to one side), so topic words cannot 
 answer. With ``within`` (e.g. ``language`` of the PAN18/19 fanfiction) the candidates of one
 problem share that column's value, as in the PAN problems.
 
+Texts are drawn once each: a text its author has twice (PAN's attribution problems repeat
+their candidates' known texts) counts once (``stylo.protocols.base.distinct_texts``).
+
 A method fits on the candidates' known texts of all the task's problems (a
 :class:`~stylo.corpus.Corpus`), never on a test text, and attributes with
 ``Verifier.attribute``, scored as :mod:`stylo.protocols.cdaa` scores a closed-set problem:

@@ -28,7 +28,9 @@ Texts are what gets split, so **no text ever occurs in two splits**. Per split:
 
 Texts without a topic are left out of every split and counted (``info["without_topic"]``), and
 so are texts by a placeholder author such as PAN 2019's ``<UNK>``
-(``info["unknown_author_texts_excluded"]``).
+(``info["unknown_author_texts_excluded"]``); a text its author has twice (PAN's attribution
+problems repeat their candidates' known texts) is split once
+(``info["repeated_texts_excluded"]``).
 From a Corpus, each split gets up to ``n_pairs[split]`` distinct pairs, half same-author; when a
 split cannot supply that many, the number drawn is recorded (``info["pairs"]``) next to the
 number asked; a split with no same-author or no different-author pair is an error.
