@@ -108,16 +108,19 @@ def general_impostors(repeats: int = 3, max_load: float = 0.5, timeout: float = 
 
 
 def _cdaa_problems(name: str, split: str | None):
-    """(problem, known texts, known authors, unknown texts, true authors) per problem."""
+    """(problem, known texts, their candidates, unknown texts, true candidates) per problem.
+
+    The truth is the problem's own ``candidate`` column (``<UNK>`` for a text by none of its
+    candidates), not ``author``, which names the person across problems."""
     frame = load(name, split=split).frame if split else load(name).frame
     for problem, g in frame.groupby("problem", sort=True):
         known, unknown = g[g["role"] == "known"], g[g["role"] == "unknown"]
         yield (
             problem,
             known["text"].tolist(),
-            known["author"].to_numpy(),
+            known["candidate"].to_numpy(),
             unknown["text"].tolist(),
-            unknown["author"].tolist(),
+            unknown["candidate"].tolist(),
         )
 
 
