@@ -36,11 +36,13 @@ def merge_authors_by_text(corpus: Corpus) -> Corpus:
     an identical text; the step and its counts go to ``history`` (rows unchanged)."""
     frame = corpus.frame
     authors = frame["author"].astype(str).to_numpy()
+    texts = frame["text"].to_numpy()
     named = ~np.isin(authors, list(UNKNOWN_AUTHORS))
     if not named.any():
         return corpus
-    labels, label_ix = np.unique(authors[named], return_inverse=True)
-    _, text_ix = np.unique(frame["text"].to_numpy()[named].astype(str), return_inverse=True)
+    # hashed, not np.unique: sorting the texts would copy them into one fixed-width array
+    label_ix, labels = pd.factorize(authors[named], sort=True)
+    text_ix, _ = pd.factorize(texts[named])
     n_labels, n_texts = len(labels), int(text_ix.max()) + 1
     # bipartite graph: label i -- text j whenever a row has both
     graph = coo_matrix(
@@ -48,12 +50,12 @@ def merge_authors_by_text(corpus: Corpus) -> Corpus:
         shape=(n_labels + n_texts, n_labels + n_texts),
     )
     _, component = connected_components(graph, directed=False)
-    # np.unique sorted the labels, so the first label met in a component is its smallest
+    # the labels are sorted, so the first label met in a component is its smallest
     first = pd.Series(labels).groupby(component[:n_labels]).transform("first").to_numpy()
     merged = authors.copy()
     merged[named] = first[label_ix]
-    of_text = dict(zip(frame["text"].to_numpy()[named], merged[named]))
-    resolved = np.array([of_text.get(t) for t in frame["text"].to_numpy()[~named]], dtype=object)
+    of_text = dict(zip(texts[named], merged[named]))
+    resolved = np.array([of_text.get(t) for t in texts[~named]], dtype=object)
     found = pd.notna(resolved)
     placeholder_rows = np.flatnonzero(~named)
     merged[placeholder_rows[found]] = resolved[found].astype(str)
