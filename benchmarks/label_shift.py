@@ -63,9 +63,9 @@ def acc_prior(p: np.ndarray, p_train: np.ndarray, y_train: np.ndarray) -> float:
     return float(np.clip(share, 0.02, 0.98))
 
 
-def cell(method: str, name: str, setting: dict, seed: int) -> dict:
+def cell(method: str, corpus, setting: dict, seed: int) -> dict:
     protocol = PROTOCOLS["aidbench_one_to_one"]
-    task = protocol.sample(load(name), setting, seed)
+    task = protocol.sample(corpus, setting, seed)
     est = make(method, seed)
     if "shift" in est.get_params():
         est.set_params(shift=False)
@@ -81,7 +81,7 @@ def cell(method: str, name: str, setting: dict, seed: int) -> dict:
     share_em, share_acc = em_prior(p, prior), acc_prior(p, p_train, y_train)
     return {
         "method": method,
-        "dataset": name,
+        "dataset": corpus.name,
         "mix": setting["mix"],
         "seed": seed,
         "n": len(y),
@@ -104,9 +104,10 @@ def main(argv=None) -> int:
     rows = []
     for method in args.methods:
         for name in args.datasets:
-            for setting in protocol.settings(load(name)):
+            corpus = load(name)
+            for setting in protocol.settings(corpus):
                 for seed in args.seeds:
-                    rows.append(cell(method, name, setting, seed))
+                    rows.append(cell(method, corpus, setting, seed))
                     print(
                         pd.DataFrame(rows[-1:])
                         .round(3)
