@@ -24,8 +24,11 @@ def verification_table(
     y_true, y_score, group="all", version: str = "pan21", auc_times_c1: bool = False, ids=None
 ) -> pd.DataFrame:
     """PAN metrics (``auc``, ``c@1``, ``F1``, ``f_05_u``, ``brier``, ``overall``) plus
-    ``precision``, ``recall`` and ``accuracy`` of the decisions ``score > 0.5`` (a 0.5 answer
-    is a non-answer: counted as wrong by accuracy, as negative by precision/recall).
+    ``precision``, ``recall`` and ``accuracy`` of the decisions ``score > 0.5``: a 0.5 answer
+    (PAN's non-answer) is read as "different author" by all three, so it is right on a
+    different-author pair, and a verifier's grey zone raises its accuracy on a test set of
+    mostly different-author pairs and lowers it on one of mostly same-author pairs (c@1 is the
+    metric that credits non-answers independently of the mix).
 
     The per-item scores ride along in ``table.attrs["scores"]`` (columns ``id``, ``y_true``,
     ``y_score``, ``group``) for ROC curves and re-analysis."""

@@ -78,6 +78,17 @@ def test_one_to_one_oracle_and_random():
     assert scores["y_score"].between(0, 1).all()
 
 
+def test_a_non_answer_is_read_as_different_by_the_decision_metrics():
+    """0.5 decides "different": right on a different-author pair, wrong on a same-author one;
+    c@1 credits it at the answered accuracy instead."""
+    from stylo.protocols._scoring import verification_table
+
+    v = values(verification_table([True, False, True, False], [0.5, 0.5, 0.9, 0.1]))
+    assert v["accuracy"] == 0.75
+    assert v["recall"] == 0.5 and v["precision"] == 1.0
+    assert v["c@1"] == (2 + 2 * 2 / 4) / 4
+
+
 def test_one_to_two_oracle():
     task = OneToTwo().sample(corpus(), {"cross_topic": True}, seed=0)
     table = OneToTwo().evaluate(AuthorOracle(), task)
