@@ -37,9 +37,11 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 
 from baselines.ensemble import StackedVerifier, _logits, pair_groups
+from baselines.masked import MaskedVerifier
 from baselines.registry import Construct, make
 from stylo.corpus import Corpus, PairSet
 from stylo.datasets import load
+from stylo.features import TextDistortion
 from stylo.protocols import PROTOCOLS
 from stylo.protocols._sampling import PairRules
 from stylo.protocols.aidbench import _n_triplets
@@ -69,6 +71,11 @@ def _candidates() -> dict[str, StackedVerifier]:
     # General Impostors' raw impostor margin, without its score shifting (a base's score
     # feeds the meta-model, which does the calibration)
     gi = Construct("baselines.impostors:GeneralImpostors", {"shift": False})
+    # the s-normalised cosine on text distorted to its k most frequent words (Stamatatos 2017):
+    # a view of the texts with the topic words masked, for cross-topic and cross-genre pairs
+    dist100, dist300 = (
+        MaskedVerifier(clone(norm), TextDistortion(k=k, method="dv_ma")) for k in (100, 300)
+    )
 
     def stack(bases, n_folds):
         built = tuple(b.build() if isinstance(b, Construct) else clone(b) for b in bases)
@@ -86,6 +93,8 @@ def _candidates() -> dict[str, StackedVerifier]:
         "3f-full+lambdag+cdm": stack((norm, full, delta, lambdag, cdm), 3),
         "3f-small+gi": stack((norm, small, delta, gi), 3),
         "3f-small+cdm+gi": stack((norm, small, delta, cdm, gi), 3),
+        "3f-small+cdm+dist100": stack((norm, small, delta, cdm, dist100), 3),
+        "3f-small+cdm+dist300": stack((norm, small, delta, cdm, dist300), 3),
     }
 
 
