@@ -8,7 +8,6 @@ time: a run with ``--n-jobs 2`` takes about half of them on an otherwise idle ma
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +15,7 @@ import pandas as pd
 
 from baselines.registry import kind, methods
 from experiments.cells import CellStore
+from experiments.methods import row_identity
 
 __all__ = ["cell_costs", "cost_by_kind", "neural_costs"]
 
@@ -31,8 +31,7 @@ def cell_costs(out_dir: str | Path, keys: set[str] | None = None) -> pd.DataFram
         if rec.get("status") != "ok":
             continue
         spec = rec["spec"]
-        setting = {**spec["setting"], **({"masking": spec["masking"]} if "masking" in spec else {})}
-        name = spec["method"]
+        name = spec["method"]  # the registry's name, whose kind it is (not the row's label)
         rows.append(
             {
                 "key": rec["key"],
@@ -40,7 +39,7 @@ def cell_costs(out_dir: str | Path, keys: set[str] | None = None) -> pd.DataFram
                 "method": name,
                 "dataset": spec["dataset"],
                 "protocol": spec["protocol"],
-                "setting": json.dumps(setting, sort_keys=True),
+                "setting": row_identity(spec)["setting"],
                 "runtime": rec.get("runtime"),
                 "fit_seconds": rec.get("fit_seconds"),
             }

@@ -5,6 +5,7 @@ that enter a cell's key, and the name a method's rows carry in tables and plots.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -90,3 +91,19 @@ def method_label(method: str, method_options: Mapping, method_params: Mapping | 
     url = method_options.get("llm_base_url")
     where = f"{model} @ {urlsplit(url).netloc or url}" if url else model
     return f"{method}{family} [{where}{texts}]"
+
+
+def row_identity(spec: Mapping) -> dict:
+    """What names a stored cell's rows in tables and plots: ``dataset``, ``protocol``,
+    ``setting`` (JSON; a masking shows as a setting key, so that tables and plots compare with
+    and without it), ``method`` (its :func:`method_label`) and ``seed``."""
+    setting = {**spec["setting"], **({"masking": spec["masking"]} if "masking" in spec else {})}
+    return {
+        "dataset": spec["dataset"],
+        "protocol": spec["protocol"],
+        "setting": json.dumps(setting, sort_keys=True),
+        "method": method_label(
+            spec["method"], spec.get("method_options", {}), spec.get("method_params")
+        ),
+        "seed": spec["seed"],
+    }

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from experiments.cells import CellStore
+from experiments.methods import row_identity
 from experiments.tables import HEADLINE_METRICS, PERCENT_PROTOCOLS, SMALL_SAMPLE, setting_order
 
 __all__ = [
@@ -190,15 +191,12 @@ def roc_curves(
         sc = store.scores(rec)
         if sc is None or not {"y_true", "y_score"} <= set(sc.columns):
             continue
-        spec = rec["spec"]
+        # named as the results table names them: a language-model method by its model too,
+        # a masked cell's setting with its masking (not pooled with the unmasked curve)
         frames.append(
             pd.DataFrame(
                 {
-                    "dataset": spec["dataset"],
-                    "protocol": spec["protocol"],
-                    "setting": json.dumps(spec["setting"], sort_keys=True),
-                    "method": spec["method"],
-                    "seed": spec["seed"],
+                    **row_identity(rec["spec"]),
                     "y_true": sc["y_true"].astype(bool).to_numpy(),
                     "y_score": sc["y_score"].astype(float).to_numpy(),
                 }

@@ -13,7 +13,6 @@ sample".
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from importlib import metadata
@@ -25,7 +24,7 @@ import pandas as pd
 from experiments.cells import CellStore
 from experiments.cost import cell_costs, cost_by_kind, neural_costs
 from experiments.leaderboard import leaderboard, leaderboard_markdown, load_published
-from experiments.methods import method_label
+from experiments.methods import row_identity
 from experiments.operating_points import operating_points
 from experiments.paired import N_BOOT, paired_differences
 from experiments.tables import (
@@ -94,19 +93,7 @@ def collect(out_dir: str | Path, keys: set[str] | None = None) -> tuple[pd.DataF
     every stored cell or only those of ``keys``."""
     rows, failures = [], []
     for rec in CellStore(out_dir).records(keys):
-        spec = rec["spec"]
-        # a masking shows as a setting key, so tables and plots compare with and without it
-        setting = {**spec["setting"], **({"masking": spec["masking"]} if "masking" in spec else {})}
-        base = {
-            "dataset": spec["dataset"],
-            "protocol": spec["protocol"],
-            "setting": json.dumps(setting, sort_keys=True),
-            "method": method_label(
-                spec["method"], spec.get("method_options", {}), spec.get("method_params")
-            ),
-            "seed": spec["seed"],
-            "key": rec["key"],
-        }
+        base = {**row_identity(rec["spec"]), "key": rec["key"]}
         if rec.get("status") != "ok":
             failures.append(
                 {**base, "error": rec.get("error", ""), "traceback": rec.get("traceback", "")}

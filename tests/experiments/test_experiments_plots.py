@@ -35,6 +35,38 @@ def test_every_method_looks_different():
 
 
 @pytest.mark.extra("viz")
+def test_roc_curves_name_methods_and_settings_as_the_table_does(tmp_path):
+    """A language-model method's rows carry its model in the table (``method_label``), and a
+    masked cell's setting its masking: the ROC curves read the stored cells by the same names
+    (they once looked a model's label up under its bare name and stopped the quick run), and a
+    masked cell is a figure of its own, not pooled with the unmasked curve."""
+    from experiments.cells import CellStore
+
+    store = CellStore(tmp_path)
+    scores = pd.DataFrame(
+        {"id": list("abcd"), "y_true": [True, False, True, False], "y_score": [0.9, 0.2, 0.6, 0.7]}
+    )
+    base = {"dataset": "guardian", "protocol": "rethinking_av", "setting": {"split": "closed"}}
+    specs = [
+        {**base, "method": "llm-likelihood", "method_options": {"llm_model": "m (local)"}},
+        {**base, "method": "naive"},
+        {**base, "method": "naive", "masking": "entity_masking"},
+    ]
+    for i, spec in enumerate(specs):
+        rows = [{"metric": "auc", "value": 0.75, "n": 4, "group": "all"}]
+        store.write(
+            {"key": f"k{i}", "spec": {**spec, "seed": 0}, "status": "ok", "rows": rows}, scores
+        )
+    table, _ = collect(tmp_path)
+    assert "llm-likelihood [m (local)]" in set(table["method"])
+    paths = plots.roc_curves(tmp_path, tmp_path / "plots", styles=method_styles(table["method"]))
+    assert sorted(p.name for p in paths) == [
+        "roc__guardian__rethinking_av___masking_entity_masking_split_closed.png",
+        "roc__guardian__rethinking_av___split_closed.png",
+    ]
+
+
+@pytest.mark.extra("viz")
 def test_heatmap_per_protocol_of_its_headline_metric(tmp_path):
     summary = _summary(
         [
