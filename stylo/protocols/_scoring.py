@@ -27,8 +27,8 @@ def verification_table(
     ``precision``, ``recall`` and ``accuracy`` of the decisions ``score > 0.5``: a 0.5 answer
     (PAN's non-answer) is read as "different author" by all three, so it is right on a
     different-author pair, and a verifier's grey zone raises its accuracy on a test set of
-    mostly different-author pairs and lowers it on one of mostly same-author pairs (c@1 is the
-    metric that credits non-answers independently of the mix).
+    mostly different-author pairs and lowers it on one of mostly same-author pairs (c@1 instead
+    credits each non-answer at the accuracy of the answered items).
 
     The per-item scores ride along in ``table.attrs["scores"]`` (columns ``id``, ``y_true``,
     ``y_score``, ``group``) for ROC curves and re-analysis."""
