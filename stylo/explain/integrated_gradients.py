@@ -158,7 +158,9 @@ def _cut(tokenizer, text, max_tokens):
     """
     if not isinstance(text, str):
         raise TypeError(f"texts must be str, got {type(text).__name__}")
-    offsets = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)[
+    # the whole text is tokenised only to find where to cut it: verbose=False keeps the
+    # tokenizer from warning that it is longer than the model takes
+    offsets = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)[
         "offset_mapping"
     ]
     if len(offsets) <= max_tokens:
