@@ -48,7 +48,10 @@ def _load(path: str, device: str):
         raise ImportError(
             "EmbeddingSearch needs sentence-transformers and torch (pip install 'stylo[embed]')"
         ) from exc
-    return SentenceTransformer(path, device=device)
+    # transformers' loading bar would print even with the grid's --no-progress
+    from baselines._transformer import quiet_load  # here: _transformer imports this module
+
+    return quiet_load(lambda p: SentenceTransformer(p, device=device), path)
 
 
 class EmbeddingSearch(Verifier):
