@@ -2,8 +2,12 @@
 
 Read from the stored cell records (``runtime``: the cell's seconds of one worker, from the
 method's clone to its last metric; ``fit_seconds``: the part spent in ``fit``, recorded by
-cells run since the fit clock was added, blank for older ones). Sums are worker time, not wall
-time: a run with ``--n-jobs 2`` takes about half of them on an otherwise idle machine.
+cells run since the fit clock was added, blank for older ones; ``model_seconds``,
+``model_calls``, ``model_cached``: a language model's answers, from
+:func:`stylo.llm.model_clock`). Sums are worker time, not wall time: a run with ``--n-jobs 2``
+takes about half of them on an otherwise idle machine. A cell whose answers came from the
+response cache runs in seconds; its model seconds still say what the answers took when first
+computed.
 """
 
 from __future__ import annotations
@@ -19,12 +23,24 @@ from experiments.methods import row_identity
 
 __all__ = ["cell_costs", "cost_by_kind", "neural_costs"]
 
-_COLUMNS = ["key", "kind", "method", "dataset", "protocol", "setting", "runtime", "fit_seconds"]
+_MODEL = ["model_seconds", "model_calls", "model_cached"]
+_COLUMNS = [
+    "key",
+    "kind",
+    "method",
+    "dataset",
+    "protocol",
+    "setting",
+    "runtime",
+    "fit_seconds",
+    *_MODEL,
+]
 
 
 def cell_costs(out_dir: str | Path, keys: set[str] | None = None) -> pd.DataFrame:
     """One row per finished cell: key, kind, method, dataset, protocol, setting (JSON, with
-    the masking), runtime and fit seconds."""
+    the masking), runtime, fit seconds and the model's seconds, calls and cached calls
+    (blank for cells stored before the model clock)."""
     known = set(methods())
     rows = []
     for rec in CellStore(out_dir).records(keys):
@@ -42,38 +58,50 @@ def cell_costs(out_dir: str | Path, keys: set[str] | None = None) -> pd.DataFram
                 "setting": row_identity(spec)["setting"],
                 "runtime": rec.get("runtime"),
                 "fit_seconds": rec.get("fit_seconds"),
+                **{c: rec.get(c) for c in _MODEL},
             }
         )
     return pd.DataFrame(rows, columns=_COLUMNS)
 
 
+def _minutes_if_all(s: pd.Series) -> float:
+    """Summed minutes, blank unless every cell recorded the clock (cells stored before it)."""
+    return s.sum() / 60 if s.notna().all() else np.nan
+
+
 def cost_by_kind(costs: pd.DataFrame) -> pd.DataFrame:
     """Per method kind: cells, summed cell and fit minutes (fit: blank when some of the kind's
-    cells predate the fit clock), median and longest cell seconds."""
+    cells predate the fit clock), median and longest cell seconds, and for kinds that call a
+    language model its summed minutes and the share of calls answered from the cache, in
+    percent (blank where no cell of the kind called one, or some predate the model clock)."""
+    names = {
+        "cell_minutes": "cell minutes",
+        "fit_minutes": "fit minutes",
+        "median_s": "median s",
+        "longest_s": "longest s",
+        "model_minutes": "model minutes",
+        "from_cache": "from cache %",
+    }
     if costs.empty:
-        return pd.DataFrame(
-            columns=["kind", "cells", "cell minutes", "fit minutes", "median s", "longest s"]
-        )
-    runtime = costs["runtime"].astype(float)
-    fit = costs["fit_seconds"].astype(float)
-    frame = costs.assign(runtime=runtime, fit_seconds=fit)
-    out = frame.groupby("kind", sort=True).agg(
+        return pd.DataFrame(columns=["kind", "cells", *names.values()])
+    frame = costs.assign(**{c: costs[c].astype(float) for c in ("runtime", "fit_seconds", *_MODEL)})
+    groups = frame.groupby("kind", sort=True)
+    out = groups.agg(
         cells=("key", "size"),
         cell_minutes=("runtime", lambda s: s.sum() / 60),
-        # blank unless every cell of the kind recorded it (cells stored before the clock)
-        fit_minutes=("fit_seconds", lambda s: s.sum() / 60 if s.notna().all() else np.nan),
+        fit_minutes=("fit_seconds", _minutes_if_all),
         median_s=("runtime", "median"),
         longest_s=("runtime", "max"),
+        model_minutes=("model_seconds", _minutes_if_all),
     )
-    out = out.reset_index().rename(
-        columns={
-            "cell_minutes": "cell minutes",
-            "fit_minutes": "fit minutes",
-            "median_s": "median s",
-            "longest_s": "longest s",
-        }
+    calls = groups[["model_calls", "model_cached"]].sum(min_count=1)
+    called = calls["model_calls"] > 0
+    out["model_minutes"] = out["model_minutes"].where(called)
+    out["from_cache"] = (100 * calls["model_cached"] / calls["model_calls"]).where(
+        called & out["model_minutes"].notna()
     )
-    return out.round({"cell minutes": 1, "fit minutes": 1, "median s": 1, "longest s": 1})
+    out = out.reset_index().rename(columns=names)
+    return out.round({c: 1 for c in names.values()})
 
 
 def neural_costs(costs: pd.DataFrame) -> pd.DataFrame:

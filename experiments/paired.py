@@ -17,7 +17,9 @@ differ by less than either's spread and still win on most of them, or not. For e
 Reported: the observed difference (method minus rival), a 95 % percentile bootstrap interval
 of :data:`N_BOOT` resamples drawn with a fixed seed, and, for attribution, the problems won,
 tied and lost. An interval that holds 0 says the items cannot tell the two apart. Only stored
-results are read; nothing is chosen from them.
+results are read; nothing is chosen from them. Besides the named pairs, the fixed verifier
+meets every language model of the run on the items both answered (the local model's cells
+run one seed: one seed's items).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from baselines.registry import kind, methods
 from experiments.cells import CellStore
 
 __all__ = [
@@ -35,6 +38,7 @@ __all__ = [
     "bootstrap_mean",
     "choice_accuracy_rows",
     "mean_points_rows",
+    "model_rivals",
     "paired_differences",
 ]
 
@@ -47,6 +51,10 @@ PAIRS = (
     ("ensemble", "lambdag"),
     ("ensemble", "cosine-norm"),
 )
+#: the fixed verifier is also compared with every row of the run whose method is of these
+#: kinds, each model's row on its own (AIDBench's question: does the classical baseline beat
+#: the language model on the same items?)
+MODEL_KINDS = ("llm",)
 ATTRIBUTION_METRICS = {"cdaa_attribution": "macro_f1", "closed_attribution": "accuracy"}
 N_BOOT = 2000
 _SEED = 0
@@ -222,12 +230,30 @@ def _item_rows(store: CellStore, table: pd.DataFrame, method: str, rival: str) -
     return rows
 
 
-def paired_differences(out_dir, table: pd.DataFrame, pairs=PAIRS) -> pd.DataFrame:
+def model_rivals(store: CellStore, table: pd.DataFrame, method: str = "ensemble") -> list:
+    """(``method``, label) for each method label of ``table`` whose cells ran a registered
+    method of a kind in :data:`MODEL_KINDS` (a label names the model too: ``llm-likelihood
+    [gemma-3-270m (local)]``), in the table's order; none when ``method`` did not run."""
+    if method not in set(table["method"]):
+        return []
+    known, out = set(methods()), []
+    for label, key in table.drop_duplicates("method")[["method", "key"]].itertuples(index=False):
+        record = store.read(key)
+        name = None if record is None else record["spec"]["method"]
+        if name in known and kind(name) in MODEL_KINDS:
+            out.append((method, label))
+    return out
+
+
+def paired_differences(out_dir, table: pd.DataFrame, pairs=None) -> pd.DataFrame:
     """One row per (pair, cell both ran): the method, its rival, the metric, the items, the
-    observed difference and its 95 % bootstrap interval (rounded to 3 places)."""
+    observed difference and its 95 % bootstrap interval (rounded to 3 places). ``pairs``
+    (method, rival): by default :data:`PAIRS` and the :func:`model_rivals` of ``ensemble``."""
     if table.empty or not {"group", "key"} <= set(table.columns):
         return pd.DataFrame()
     store = CellStore(out_dir)
+    if pairs is None:
+        pairs = (*PAIRS, *model_rivals(store, table))
     rows = []
     for method, rival in pairs:
         found = _attribution_rows(table, method, rival)

@@ -301,7 +301,11 @@ def _cost_section(out: Path, table: pd.DataFrame) -> list[str]:
         "",
         "Worker time of this report's cells by method kind (`cell`: one worker's seconds "
         "from fit to the last metric; `fit`: the part spent training; a run with `--n-jobs "
-        "2` takes about half the summed time on an idle machine).",
+        "2` takes about half the summed time on an idle machine; `model`: a language "
+        "model's time for the answers the cells used, an answer replayed from the response "
+        "cache counted at what it took when first computed, so a cell answered from the "
+        "cache runs in seconds and still shows its cost; `from cache`: the share of those "
+        "answers replayed).",
         "",
         markdown_table(cost_by_kind(costs)),
         "",

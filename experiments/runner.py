@@ -35,6 +35,7 @@ from experiments.cells import CellStore, write_atomic
 from experiments.grid import Cell, normalise
 from experiments.heap import keep_freed_memory
 from experiments.suite import Suite
+from stylo.llm.backend import model_clock
 from stylo.progress import listening
 from stylo.protocols.base import fit_seconds
 
@@ -150,7 +151,7 @@ def execute_cell(
     """
     record = _started(cell)
     t0 = time.perf_counter()
-    fit0 = fit_seconds()
+    fit0, model0 = fit_seconds(), model_clock()
     scores = None
     stack = ExitStack()
     try:
@@ -158,11 +159,15 @@ def execute_cell(
         result = protocol.evaluate(suite.method(cell), task)
         runtime = time.perf_counter() - t0
         rows, scores = _split_result(result)
+        model = model_clock() - model0  # a language model's answers, cache replays included
         record.update(
             status="ok",
             rows=_jsonable_rows(rows),
             runtime=runtime,
             fit_seconds=fit_seconds() - fit0,
+            model_calls=model.calls,
+            model_cached=model.cached,
+            model_seconds=model.seconds,
             info=_safe_info(getattr(task, "info", {})),
         )
     except Exception as exc:  # recorded, so one bad cell does not stop the grid

@@ -16,7 +16,14 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from stylo.llm.backend import BackendError, ChatBackend, Completion, OverWindow
+from stylo.llm.backend import (
+    BackendError,
+    ChatBackend,
+    Completion,
+    ModelClock,
+    OverWindow,
+    model_clock,
+)
 from stylo.llm.cache import ResponseCache, request_key
 from stylo.llm.http import OpenAICompatible
 from stylo.llm.llamacpp import LlamaCpp, default_model_path
@@ -26,12 +33,14 @@ __all__ = [
     "ChatBackend",
     "Completion",
     "LlamaCpp",
+    "ModelClock",
     "OpenAICompatible",
     "OverWindow",
     "ResponseCache",
     "default_backend",
     "default_cache_path",
     "default_model_path",
+    "model_clock",
     "request_key",
 ]
 

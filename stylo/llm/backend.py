@@ -3,9 +3,9 @@
 A backend turns a list of chat messages into one :class:`Completion`. The public
 :meth:`ChatBackend.chat` looks the request up in the response cache, checks the prompt fits
 the model's context window, calls the model (``_call``, the one method a backend implements)
-and records every call (tokens, wall time, whether it came from the cache) in ``calls``.
-Failures end in a Completion with ``status="error"`` and the reason, never an exception, so a
-method can record an abstention and go on.
+and records every call (tokens, wall time, whether it came from the cache) in ``calls`` and in
+the process-wide :func:`model_clock`. Failures end in a Completion with ``status="error"`` and
+the reason, never an exception, so a method can record an abstention and go on.
 """
 
 from __future__ import annotations
@@ -24,13 +24,43 @@ import pandas as pd
 from stylo.llm.cache import ResponseCache, request_key
 from stylo.progress import advance
 
-__all__ = ["BackendError", "ChatBackend", "Completion", "OverWindow"]
+__all__ = ["BackendError", "ChatBackend", "Completion", "ModelClock", "OverWindow", "model_clock"]
 
 #: placed between the two texts of a likelihood sequence (not scored)
 SEPARATOR = "\n\n"
 
 #: statuses of a Completion
 OK, TRUNCATED, ERROR, OVER_WINDOW = "ok", "truncated", "error", "over_window"
+
+
+@dataclass(frozen=True)
+class ModelClock:
+    """What the model calls of this process have cost so far, every backend together.
+
+    ``calls``: answers recorded (from the model, from the cache, or refused as too long);
+    ``cached``: those served from the response cache; ``seconds``: the model's time for all of
+    them, a cached answer counted at what it took when it was first computed, so a run replayed
+    from the cache still says what its answers cost (a hosted model's seconds are its latency).
+    """
+
+    calls: int = 0
+    cached: int = 0
+    seconds: float = 0.0
+
+    def __sub__(self, before: ModelClock) -> ModelClock:
+        return ModelClock(
+            self.calls - before.calls, self.cached - before.cached, self.seconds - before.seconds
+        )
+
+
+_clock = [ModelClock()]
+_clock_lock = threading.Lock()
+
+
+def model_clock() -> ModelClock:
+    """The process's :class:`ModelClock` now; the difference of two readings is what the calls
+    between them cost."""
+    return _clock[0]
 
 
 class BackendError(RuntimeError):
@@ -359,6 +389,11 @@ class ChatBackend:
         row["key"] = key
         with self._calls_lock:
             self.calls.append(row)
+        with _clock_lock:
+            was = _clock[0]
+            _clock[0] = ModelClock(
+                was.calls + 1, was.cached + int(out.cached), was.seconds + float(out.seconds)
+            )
         return out
 
     # a backend holds a model or a connection pool: estimator cloning shares it, never copies

@@ -1,18 +1,20 @@
-"""The fit clock, the cost tables and the report's Cost and entity-mass sections."""
+"""The fit and model clocks, the cost tables and the report's Cost and entity-mass sections."""
 
 import time
 
 import pandas as pd
 import pytest
 from experiments_standins import ToyRanking, ToyVerification, toy_grid, toy_loader
+from llm_fakes import ScriptedBackend
 from sklearn.base import BaseEstimator
 
 from experiments.cells import CellStore
 from experiments.cost import cell_costs, cost_by_kind, neural_costs
 from experiments.grid import expand
 from experiments.report import collect, summarise, write_report
-from experiments.runner import run
+from experiments.runner import execute_cell, run
 from experiments.suite import Suite
+from stylo.llm import model_clock
 from stylo.protocols.base import fit_clone, fit_seconds
 
 PROTOCOLS = {"toy_verification": ToyVerification(), "toy_ranking": ToyRanking()}
@@ -42,7 +44,54 @@ def test_fit_clone_adds_its_fit_time_to_the_clock_even_when_fit_fails():
     assert fit_seconds() - middle >= 0.02
 
 
-def _record(key, method, runtime, fit, masking=None):
+def _slow_answer(seconds):
+    def answer(messages):
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            pass
+        return "yes"
+
+    return answer
+
+
+class _AsksTheModel:
+    """A protocol stand-in whose evaluation asks ``backend`` the same question twice."""
+
+    def __init__(self, backend):
+        self.backend = backend
+
+    def evaluate(self, method, task):
+        for _ in range(2):
+            self.backend.chat([{"role": "user", "content": "Same author?"}])
+        return pd.DataFrame([{"metric": "accuracy", "value": 1.0, "n": 1, "group": "all"}])
+
+
+def test_model_clock_counts_a_cached_answer_at_what_it_first_cost(tmp_path):
+    backend = ScriptedBackend(_slow_answer(0.03), cache=tmp_path / "c.sqlite")
+    before = model_clock()
+    backend.chat([{"role": "user", "content": "Same author?"}])
+    backend.chat([{"role": "user", "content": "Same author?"}])  # from the cache, at once
+    spent = model_clock() - before
+    assert (spent.calls, spent.cached) == (2, 1)
+    first = backend.calls[0]["seconds"]
+    assert first >= 0.03 and spent.seconds == pytest.approx(2 * first)
+
+
+def test_a_cell_records_its_model_calls_even_when_the_cache_answers_them(tmp_path):
+    suite = Suite(PROTOCOLS, toy_loader)
+    cell = expand(toy_grid(seeds=[0]), suite).cells[0]
+    backend = ScriptedBackend(_slow_answer(0.03), cache=tmp_path / "c.sqlite")
+    fresh, _ = execute_cell(cell, _AsksTheModel(backend), None, suite)
+    replay, _ = execute_cell(cell, _AsksTheModel(backend), None, suite)
+    assert fresh["status"] == replay["status"] == "ok"
+    assert (fresh["model_calls"], fresh["model_cached"]) == (2, 1)
+    assert (replay["model_calls"], replay["model_cached"]) == (2, 2)
+    # the replay took no model time but says what its answers cost
+    assert replay["runtime"] < 0.03 <= fresh["model_seconds"]
+    assert replay["model_seconds"] == pytest.approx(fresh["model_seconds"])
+
+
+def _record(key, method, runtime, fit, masking=None, model=None):
     spec = {
         "dataset": "guardian",
         "protocol": "rethinking_av",
@@ -58,6 +107,7 @@ def _record(key, method, runtime, fit, masking=None):
         "rows": [{"metric": "auc", "value": 0.6, "n": 10, "group": "all"}],
         "runtime": runtime,
         "fit_seconds": fit,
+        **(model or {}),
     }
 
 
@@ -88,7 +138,42 @@ def test_cost_tables_sum_worker_time_by_kind_and_list_each_neural_cell(tmp_path)
         '{"masking": "entity_masking", "split": "closed"}',
         '{"split": "closed"}',
     ]
+    # no model was called: no model minutes
+    assert by_kind["model minutes"].isna().all() and by_kind["from cache %"].isna().all()
     assert cost_by_kind(costs.iloc[:0]).empty
+
+
+def test_cost_by_kind_sums_model_minutes_and_the_share_answered_from_the_cache(tmp_path):
+    store = CellStore(tmp_path)
+    none = {"model_calls": 0, "model_cached": 0, "model_seconds": 0.0}
+    for rec in [
+        _record("a" * 20, "naive", 3.0, 1.0, model=none),
+        _record(
+            "b" * 20,
+            "llm-prompt",
+            0.5,
+            0.0,
+            model={**none, "model_calls": 10, "model_cached": 10, "model_seconds": 600.0},
+        ),
+        _record(
+            "c" * 20,
+            "llm-likelihood",
+            900.0,
+            0.0,
+            model={**none, "model_calls": 30, "model_cached": 0, "model_seconds": 840.0},
+        ),
+    ]:
+        store.write(rec, None)
+    by_kind = cost_by_kind(cell_costs(tmp_path)).set_index("kind")
+    assert by_kind.loc["llm", "model minutes"] == pytest.approx(24.0)
+    assert by_kind.loc["llm", "from cache %"] == pytest.approx(25.0)
+    assert by_kind.loc["llm", "cell minutes"] == pytest.approx(900.5 / 60, abs=0.05)
+    assert pd.isna(by_kind.loc["classical", "model minutes"])
+    # an LLM cell stored before the model clock: no partial sum passed off as the kind's
+    store.write(_record("d" * 20, "llm-prompt", 60.0, 0.0), None)
+    by_kind = cost_by_kind(cell_costs(tmp_path)).set_index("kind")
+    assert pd.isna(by_kind.loc["llm", "model minutes"])
+    assert pd.isna(by_kind.loc["llm", "from cache %"])
 
 
 def test_report_has_a_cost_section_and_includes_the_entity_mass_report(tmp_path):
@@ -96,8 +181,9 @@ def test_report_has_a_cost_section_and_includes_the_entity_mass_report(tmp_path)
     run(cells, tmp_path, Suite(PROTOCOLS, toy_loader), progress=False)
     table, failures = collect(tmp_path)
     records = CellStore(tmp_path).records()
-    # toy protocols fit without fit_clone: the clock says nothing was spent fitting
+    # toy protocols fit without fit_clone and call no model: both clocks say nothing was spent
     assert all(r["fit_seconds"] == 0.0 for r in records)
+    assert all(r["model_calls"] == 0 and r["model_seconds"] == 0.0 for r in records)
     costs = cell_costs(tmp_path, set(table["key"]))
     assert sorted(costs["key"]) == sorted(r["key"] for r in records)
     assert costs.set_index("key")["runtime"].to_dict() == {r["key"]: r["runtime"] for r in records}

@@ -14,6 +14,7 @@ from experiments.paired import (
     bootstrap_mean,
     choice_accuracy_rows,
     mean_points_rows,
+    model_rivals,
     paired_differences,
 )
 from stylo.metrics import pan
@@ -111,6 +112,33 @@ def test_verification_differences_read_the_stored_scores(tmp_path):
     assert vs_bad["items"] == "6 problems x 1 seed(s)"
     same = out[out["rival"] == "same"].iloc[0]
     assert (same["difference"], same["low"], same["high"]) == (0.0, 0.0, 0.0)
+
+
+def test_the_fixed_verifier_meets_every_language_model_row_on_the_same_triplets(tmp_path):
+    store = CellStore(tmp_path)
+    truth = [1, 0, 1, 1, 0, 0, 1, 0]
+    right = [0.9 if t else 0.1 for t in truth]  # every triplet right
+    half = [0.5] * len(truth)  # every triplet tied: half a point each
+    rows = []
+    for key, name, label, score in (
+        ("k1", "ensemble", "ensemble", right),
+        ("k2", "llm-prompt", "llm-prompt [some model]", half),
+        ("k3", "llm-likelihood", "llm-likelihood [another model]", right),
+        ("k4", "cdm", "cdm", half),  # classical: not a model rival
+    ):
+        frame = pd.DataFrame({"id": [str(i) for i in range(8)], "y_true": truth, "y_score": score})
+        store.write({"key": key, "status": "ok", "rows": [], "spec": {"method": name}}, frame)
+        rows.append(_row("aidbench_one_to_two", label, 0, "all", "accuracy", 0.0, key))
+    table = pd.DataFrame(rows)
+    assert model_rivals(store, table) == [
+        ("ensemble", "llm-prompt [some model]"),
+        ("ensemble", "llm-likelihood [another model]"),
+    ]
+    assert model_rivals(store, table[table["method"] != "ensemble"]) == []
+    out = paired_differences(tmp_path, table).set_index("rival")
+    assert out.loc["llm-prompt [some model]", "difference"] == pytest.approx(50.0)
+    assert out.loc["llm-likelihood [another model]", "difference"] == pytest.approx(0.0)
+    assert "cdm" not in out.index and out["items"].eq("8 triplets x 1 seed(s)").all()
 
 
 def test_no_pair_ran_gives_an_empty_table(tmp_path):
