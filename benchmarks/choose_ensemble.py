@@ -59,6 +59,13 @@ def _logreg(**params):
     return Construct("baselines.pair_logistic:LogisticPairVerifier", params)
 
 
+def _distorted(norm, k: int) -> MaskedVerifier:
+    """The s-normalised cosine ``norm`` on text distorted to its ``k`` most frequent words
+    (Stamatatos 2017): a view of the texts with the topic words masked, for cross-topic and
+    cross-genre pairs."""
+    return MaskedVerifier(clone(norm), TextDistortion(k=k, method="dv_ma"))
+
+
 def _candidates() -> dict[str, StackedVerifier]:
     """Name -> unfitted stack; ``small`` is the registered stack's own base pool."""
     registered = make("ensemble", 0)
@@ -71,11 +78,7 @@ def _candidates() -> dict[str, StackedVerifier]:
     # General Impostors' raw impostor margin, without its score shifting (a base's score
     # feeds the meta-model, which does the calibration)
     gi = Construct("baselines.impostors:GeneralImpostors", {"shift": False})
-    # the s-normalised cosine on text distorted to its k most frequent words (Stamatatos 2017):
-    # a view of the texts with the topic words masked, for cross-topic and cross-genre pairs
-    dist100, dist300 = (
-        MaskedVerifier(clone(norm), TextDistortion(k=k, method="dv_ma")) for k in (100, 300)
-    )
+    dist100, dist300 = (_distorted(norm, k) for k in (100, 300))
 
     def stack(bases, n_folds):
         built = tuple(b.build() if isinstance(b, Construct) else clone(b) for b in bases)
@@ -148,18 +151,23 @@ def _triplets(corpus: Corpus, m: int, seed: int) -> tuple[list, list, list]:
 
 def _ranking_candidates() -> dict[str, StackedVerifier]:
     """Name -> unfitted stack ranking candidates: the registered stack's bases, with and
-    without LambdaG as a rank base, under its scoring meta-model or a pairwise one."""
+    without LambdaG or the distorted s-normalised cosine (k = 300) as a rank base, under its
+    scoring meta-model or a pairwise one."""
     # without its rank bases, whatever the registry gives it: "bases" is the scoring
     # meta-model alone (once LambdaG was registered, "bases" and "bases + lambdag" had become
     # the same stack)
     registered = clone(make("ensemble", 0)).set_params(rank_bases=())
     pairwise = _PairwiseRanker(**registered.get_params(deep=False))
     lambdag = (Construct("baselines.lambdag:LambdaG").build(),)
+    norm = next(b for b in registered.bases if type(b).__name__ == "BackgroundNormalized")
+    dist300 = (_distorted(norm, 300),)
     return {
         "bases": registered,
         "bases + lambdag": clone(registered).set_params(rank_bases=lambdag),
+        "bases + dist300": clone(registered).set_params(rank_bases=dist300),
         "pairwise": pairwise,
         "pairwise + lambdag": clone(pairwise).set_params(rank_bases=lambdag),
+        "pairwise + dist300": clone(pairwise).set_params(rank_bases=dist300),
     }
 
 
