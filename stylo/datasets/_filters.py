@@ -1,5 +1,6 @@
-"""The filters of ``load``: column values, minimum length, minimum and sampled texts per
-author; each recorded with its counts in the result's ``history``."""
+"""The filters of ``load``: a registered corpus's own cleaning, column values, minimum length,
+minimum and sampled texts per author; each recorded with its counts in the result's
+``history``."""
 
 from __future__ import annotations
 
@@ -14,6 +15,25 @@ _TOKEN = re.compile(r"\S+")
 
 def _n_tokens(text: str) -> int:
     return len(_TOKEN.findall(text))
+
+
+def registry_cleaning(obj: Corpus | PairSet, entry: dict) -> Corpus | PairSet:
+    """``obj`` without what its registry entry says is not the corpus's text: texts under
+    ``min_text_tokens`` whitespace tokens (mlpapers: placeholders such as "Abstract
+    Unavailable", an author's name or affiliation, a truncated first line), then, with
+    ``drop_repeated_texts``, every copy of a text after its first row (one abstract listed
+    twice: a query would meet itself as a candidate). Corpora only."""
+    if not isinstance(obj, Corpus):
+        return obj
+    min_tokens = entry.get("min_text_tokens")
+    if min_tokens is not None:
+        obj = _filter(
+            obj, _token_mask(obj, int(min_tokens)), "registry min_text_tokens", f"{min_tokens}"
+        )
+    if entry.get("drop_repeated_texts"):
+        first = ~obj.frame["text"].duplicated(keep="first").to_numpy()
+        obj = _filter(obj, first, "registry drop_repeated_texts", "first row of each text kept")
+    return obj
 
 
 def apply_filters(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from stylo.corpus import Corpus, PairSet
 from stylo.datasets._authors import merge_authors_by_text
-from stylo.datasets._filters import apply_filters
+from stylo.datasets._filters import apply_filters, registry_cleaning
 from stylo.datasets._jsonl import DataError
 from stylo.datasets._readers import log, read_cached
 from stylo.datasets._registry import check_sha256, locate, registry, split_name
@@ -20,6 +20,7 @@ def load(
     per_author: int | None = None,
     seed: int = 0,
     verify: bool = True,
+    clean: bool = True,
     **where,
 ) -> Corpus | PairSet:
     """Load a registered dataset.
@@ -33,12 +34,16 @@ def load(
     min_per_author : drop authors with fewer texts (corpora only), after ``min_tokens``.
     per_author : sample at most this many texts per author with ``seed`` (corpora only).
     verify : check the file's SHA-256 against the registry.
+    clean : apply the registry's cleaning of a corpus (``registry.json``: ``min_text_tokens``,
+        ``drop_repeated_texts``; mlpapers drops 257 placeholder or fragment "abstracts" under
+        20 tokens and 23 repeated ones); False reads the file's rows as they are.
     where : column=value filters, e.g. ``role="known"`` or ``language="en"``.
 
     Every filter is explicit and recorded with its counts in the result's ``history``, and so
-    is, for a corpus whose registry entry says ``merge_authors_by_text`` (PAN 2018/2019
-    attribution, whose problems name one person once per problem), the merging of author
-    labels that share a text (``stylo.datasets._authors``) that comes before the filters.
+    are the registry's cleaning (first) and, for a corpus whose registry entry says
+    ``merge_authors_by_text`` (PAN 2018/2019 attribution, whose problems name one person once
+    per problem), the merging of author labels that share a text (``stylo.datasets._authors``)
+    that comes before the filters.
     """
     base, sub = split_name(name)
     entry = registry()[base]
@@ -57,6 +62,8 @@ def load(
         str(path.resolve()), stat.st_mtime_ns, stat.st_size, entry["kind"], normalize_newlines
     ).copy()
     obj: Corpus | PairSet = (Corpus if entry["kind"] == "texts" else PairSet)(frame, name=name)
+    if clean:
+        obj = registry_cleaning(obj, entry)
     if entry.get("merge_authors_by_text"):
         obj = merge_authors_by_text(obj)
     if sub is not None:

@@ -317,3 +317,46 @@ def test_empty_pan20_pairs_file_is_a_data_error(tmp_path):
     (tmp_path / "pairs.jsonl").write_text("\n", encoding="utf-8")
     with pytest.raises(DataError, match=r"pairs\.jsonl: no records"):
         load_pan20_format(tmp_path)
+
+
+def test_registry_cleaning_drops_short_texts_then_repeats_and_says_so():
+    from stylo.datasets._filters import registry_cleaning
+
+    long_a, long_b = "word " * 25, "other words here " * 10
+    corpus = Corpus(
+        pd.DataFrame(
+            {
+                "id": list("abcdef"),
+                "author": ["x", "y", "x", "z", "y", "z"],
+                "text": [
+                    "Abstract Unavailable",
+                    long_a,
+                    "Abstract Unavailable",
+                    long_b,
+                    long_a,
+                    "Jane Doe, Some University",
+                ],
+            }
+        ),
+        name="papers",
+    )
+    entry = {"min_text_tokens": 20, "drop_repeated_texts": True}
+    clean = registry_cleaning(corpus, entry)
+    assert list(clean.frame["id"]) == ["b", "d"]  # the first copy of a repeated text stays
+    assert [str(s) for s in clean.history] == [
+        "registry min_text_tokens: 6 -> 3 (20)",
+        "registry drop_repeated_texts: 3 -> 2 (first row of each text kept)",
+    ]
+    assert registry_cleaning(corpus, {}).frame.equals(corpus.frame)
+
+
+@pytest.mark.real_data
+def test_mlpapers_loads_without_placeholder_or_repeated_abstracts(dataset):
+    papers = dataset("mlpapers")
+    tokens = np.array([len(t.split()) for t in papers.texts])
+    assert tokens.min() >= 20 and not papers.frame["text"].duplicated().any()
+    assert "Abstract Unavailable" not in set(papers.texts)
+    steps = {s.name: (s.before, s.after) for s in papers.history}
+    raw = steps["registry min_text_tokens"][0]
+    assert raw == len(dataset("mlpapers", clean=False)) > len(papers)
+    assert steps["registry drop_repeated_texts"][1] == len(papers)
