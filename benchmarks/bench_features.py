@@ -330,8 +330,10 @@ def main():
     )
     quiet.add_arguments(p)
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    p.add_argument("--config", help=argparse.SUPPRESS)
-    p.add_argument("--engine", help=argparse.SUPPRESS)
+    # the parent's own flags for a child process; checked all the same, so that a hand-run
+    # child names a wrong value instead of failing deep inside
+    p.add_argument("--config", choices=list(CONFIGS), help=argparse.SUPPRESS)
+    p.add_argument("--engine", choices=["sklearn", "stylo"], help=argparse.SUPPRESS)
     p.add_argument("--n-jobs", type=int, default=1, help=argparse.SUPPRESS)
     p.add_argument("--texts", help=argparse.SUPPRESS)
     p.add_argument("--out", help=argparse.SUPPRESS)
