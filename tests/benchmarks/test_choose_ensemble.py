@@ -1,9 +1,20 @@
 """The ranking study of benchmarks/choose_ensemble weighs distinct stacks, whatever rank bases
 the registry gives ``ensemble`` (once LambdaG was registered as its rank base, the study's
-"without" candidates had silently included it)."""
+"without" candidates had silently included it), and its held-out figures."""
+
+import numpy as np
+import pandas as pd
+import pytest
 
 from baselines.registry import make
-from benchmarks.choose_ensemble import _PairwiseRanker, _ranking_candidates
+from benchmarks.choose_ensemble import (
+    _PairwiseRanker,
+    _ranking_candidates,
+    choose,
+    held_one_of_k,
+    held_rank_at_1,
+)
+from stylo.corpus import Corpus
 
 
 def _rank_base_names(stack) -> list[str]:
@@ -16,10 +27,53 @@ def test_ranking_candidates_differ_in_rank_bases_and_meta_model():
     assert _rank_base_names(got["pairwise"]) == []
     assert _rank_base_names(got["bases + lambdag"]) == ["LambdaG"]
     assert _rank_base_names(got["pairwise + lambdag"]) == ["LambdaG"]
+    assert _rank_base_names(got["bases + dist300"]) == ["MaskedVerifier"]
+    assert _rank_base_names(got["pairwise + dist300"]) == ["MaskedVerifier"]
+    # the registered stack is the candidate the study chose
+    registered = make("ensemble", 0)
+    assert _rank_base_names(registered) == ["MaskedVerifier"]
+    assert registered.rank_bases[0].masker.get_params() == (
+        got["bases + dist300"].rank_bases[0].masker.get_params()
+    )
     assert isinstance(got["pairwise"], _PairwiseRanker)
     assert not isinstance(got["bases"], _PairwiseRanker)
     # the registered stack's bases in every candidate
-    registered = make("ensemble", 0)
     names = [type(b).__name__ for b in registered.bases]
     for stack in got.values():
         assert [type(b).__name__ for b in stack.bases] == names
+
+
+def test_held_one_of_k_puts_the_author_first_among_other_authors():
+    frame = pd.DataFrame(
+        {
+            "id": [str(i) for i in range(12)],
+            "author": [a for a in "abcdef" for _ in range(2)],
+            "text": [f"text {i}" for i in range(12)],
+        }
+    )
+    held = Corpus(frame, name="held")
+    author = dict(zip(frame["text"], frame["author"]))
+    queries, candidates = held_one_of_k(held, 5, 40, seed=0)
+    assert len(queries) == len(candidates) == 40
+    for q, cands in zip(queries, candidates):
+        assert len(cands) == 5 and q not in cands
+        assert author[cands[0]] == author[q]
+        assert len({author[c] for c in cands}) == 5  # four other authors, one text each
+    assert (queries, candidates) == held_one_of_k(held, 5, 40, seed=0)
+
+
+def test_held_rank_at_1_counts_ties_at_their_expectation():
+    ranked = [np.array([0.9, 0.1, 0.2]), np.array([0.5, 0.5, 0.1]), np.array([0.2, 0.7, 0.7])]
+    assert held_rank_at_1(ranked) == pytest.approx((1 + 0.5 + 0) / 3)
+
+
+def test_choose_reads_the_rule_figure_only():
+    table = pd.DataFrame(
+        {
+            "candidate": ["cheap", "dear", "cheap", "dear"],
+            "figure": ["accuracy", "accuracy", "one-of-5 rank@1", "one-of-5 rank@1"],
+            "auc": [0.70, 0.72, 0.90, 0.10],
+            "seconds": [1.0, 2.0, 1.0, 2.0],
+        }
+    )
+    assert choose(table) == "dear"
