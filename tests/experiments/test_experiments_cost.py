@@ -20,15 +20,20 @@ from stylo.protocols.base import fit_clone, fit_seconds
 PROTOCOLS = {"toy_verification": ToyVerification(), "toy_ranking": ToyRanking()}
 
 
+def _busy(seconds: float) -> None:
+    """Spend ``seconds`` of this thread's time (a clock must see work, not a sleep)."""
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+
 class _BusyFit(BaseEstimator):
     def __init__(self, seconds=0.03, fail=False):
         self.seconds = seconds
         self.fail = fail
 
     def fit(self, X=None, y=None):
-        end = time.perf_counter() + self.seconds
-        while time.perf_counter() < end:
-            pass
+        _busy(self.seconds)
         if self.fail:
             raise RuntimeError("fit failed")
         return self
@@ -46,9 +51,7 @@ def test_fit_clone_adds_its_fit_time_to_the_clock_even_when_fit_fails():
 
 def _slow_answer(seconds):
     def answer(messages):
-        end = time.perf_counter() + seconds
-        while time.perf_counter() < end:
-            pass
+        _busy(seconds)
         return "yes"
 
     return answer
