@@ -71,10 +71,15 @@ def _distorted(norm, k: int) -> MaskedVerifier:
     return MaskedVerifier(clone(norm), TextDistortion(k=k, method="dv_ma"))
 
 
+def _bases_by_class(stack: StackedVerifier) -> dict:
+    """Class name -> base of ``stack`` (the registered stack has one base of each class)."""
+    return {type(b).__name__: b for b in stack.bases}
+
+
 def _candidates() -> dict[str, StackedVerifier]:
     """Name -> unfitted stack; ``small`` is the registered stack's own base pool."""
     registered = make("ensemble", 0)
-    parts = {type(b).__name__: b for b in registered.bases}
+    parts = _bases_by_class(registered)
     norm, delta = parts["BackgroundNormalized"], parts["DeltaVerifier"]
     small = _logreg(n_pairs=400, max_features=5000)
     full = _logreg()
@@ -164,8 +169,7 @@ def _ranking_candidates() -> dict[str, StackedVerifier]:
     registered = clone(make("ensemble", 0)).set_params(rank_bases=())
     pairwise = _PairwiseRanker(**registered.get_params(deep=False))
     lambdag = (Construct("baselines.lambdag:LambdaG").build(),)
-    norm = next(b for b in registered.bases if type(b).__name__ == "BackgroundNormalized")
-    dist300 = (_distorted(norm, 300),)
+    dist300 = (_distorted(_bases_by_class(registered)["BackgroundNormalized"], 300),)
     return {
         "bases": registered,
         "bases + lambdag": clone(registered).set_params(rank_bases=lambdag),
