@@ -3,7 +3,7 @@
     python -m benchmarks.bench_long_document [--mb 50] [--cv-mb 5] [--repeats 3] [--max-load 0.5]
 
 Builds one document of ``--mb`` MB (UTF-8) by joining blog posts (``stylo.datasets.load(
-"blog")``, cycled) with newlines, and one of ``--cv-mb`` MB the same way, and runs
+"blog", clean=False)``, cycled) with newlines, and one of ``--cv-mb`` MB the same way, and runs
 ``fit_transform([document])`` of char 1-4-grams (``CharNgrams``) and word 1-2-grams
 (``WordNgrams``), each in a fresh subprocess after a small warm-up call (imports, Numba's
 cached compilation, tables). ``CountVectorizer`` runs on the smaller document only: it holds
@@ -148,7 +148,7 @@ def main():
         return child(args)
     from stylo.datasets import load
 
-    texts = load("blog").texts
+    texts = load("blog", clean=False).texts
     print(f"machine: {os.cpu_count()} cores")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:

@@ -48,7 +48,7 @@ _BASE_POSTS = 1500
 def _blog():
     from stylo.datasets import load
 
-    return load("blog").frame
+    return load("blog", clean=False).frame
 
 
 def pair_set(frame, n_posts: int, seed: int):

@@ -21,8 +21,9 @@ def registry_cleaning(obj: Corpus | PairSet, entry: dict) -> Corpus | PairSet:
     """``obj`` without what its registry entry says is not the corpus's text: texts under
     ``min_text_tokens`` whitespace tokens (mlpapers: placeholders such as "Abstract
     Unavailable", an author's name or affiliation, a truncated first line), then, with
-    ``drop_repeated_texts``, every copy of a text after its first row (one abstract listed
-    twice: a query would meet itself as a candidate). Corpora only."""
+    ``drop_repeated_texts``, every copy of a text after its first row (an abstract listed
+    twice, a post that several bloggers carry: a query would meet itself as a candidate, under
+    another author's name when the copy is another author's). Corpora only."""
     if not isinstance(obj, Corpus):
         return obj
     min_tokens = entry.get("min_text_tokens")

@@ -36,7 +36,8 @@ def load(
     verify : check the file's SHA-256 against the registry.
     clean : apply the registry's cleaning of a corpus (``registry.json``: ``min_text_tokens``,
         ``drop_repeated_texts``; mlpapers drops 257 placeholder or fragment "abstracts" under
-        20 tokens and 23 repeated ones); False reads the file's rows as they are.
+        20 tokens and 23 repeated ones, blog 220 repeated posts, 168 of them cross-posted by
+        several bloggers); False reads the file's rows as they are.
     where : column=value filters, e.g. ``role="known"`` or ``language="en"``.
 
     Every filter is explicit and recorded with its counts in the result's ``history``, and so

@@ -188,7 +188,7 @@ def test_pan14_subcorpora_and_splits(dataset):
 
 
 def test_real_corpora_counts_match_their_source_notes(dataset):
-    assert dataset("blog").summary()["texts"] == 30000
+    assert dataset("blog", clean=False).summary()["texts"] == 30000
     assert dataset("imdb62").summary()["authors"] == 62
     fed = dataset("federalist")
     assert int(fed.frame["disputed"].sum()) == 12
@@ -360,3 +360,16 @@ def test_mlpapers_loads_without_placeholder_or_repeated_abstracts(dataset):
     raw = steps["registry min_text_tokens"][0]
     assert raw == len(dataset("mlpapers", clean=False)) > len(papers)
     assert steps["registry drop_repeated_texts"][1] == len(papers)
+
+
+@pytest.mark.real_data
+def test_blog_loads_each_post_once_and_no_post_under_two_bloggers(dataset):
+    raw = dataset("blog", clean=False).frame
+    shared = raw.groupby("text")["author"].nunique()
+    assert (shared > 1).sum() == 168  # cross-posted by several bloggers in the file
+    posts = dataset("blog").frame
+    assert not posts["text"].duplicated().any()
+    assert len(posts) == 29780 and posts["author"].nunique() == 2999
+    assert [(s.name, s.before, s.after) for s in dataset("blog").history] == [
+        ("registry drop_repeated_texts", 30000, 29780)
+    ]
