@@ -65,7 +65,7 @@ from sklearn.svm import LinearSVC
 from threadpoolctl import threadpool_limits
 
 from baselines.svm import lead_scores, top2_margin
-from stylo.features import CharNgrams, TextDistortion, WordNgrams, gram
+from stylo.features import CharNgrams, EmptyVocabularyError, TextDistortion, WordNgrams, gram
 from stylo.metrics.classification import attribution_scores
 from stylo.progress import advance
 from stylo.verifier import Attributor
@@ -281,7 +281,11 @@ class EnsembleAttributor(Attributor):
 
     def _views_of(self, everything: list[str]) -> list:
         """The TF-IDF rows of ``everything``, rows in its order, of every view and scaling in
-        a fixed order (their Gram matrix where there are at most ``_GRAM_MAX_ROWS`` texts)."""
+        a fixed order (their Gram matrix where there are at most ``_GRAM_MAX_ROWS`` texts).
+
+        A view with no n-gram in at least ``min_df`` of the texts is left out, with a warning
+        (text written without spaces, as Chinese or Japanese is, makes each text one word, so
+        the word view has none); with no view left, a ValueError."""
         tfidf = {
             "lowercase": False,
             "min_df": min(int(self.min_df), len(everything)),
@@ -290,7 +294,7 @@ class EnsembleAttributor(Attributor):
             "sublinear_tf": True,
             "dtype": np.float64,
         }
-        rewritten, out = {}, []  # distortion's k -> the texts distorted
+        rewritten, out, skipped = {}, [], []  # distortion's k -> the texts distorted
         for kind, ngram_range in self.views:
             docs = everything
             if kind in ("distorted", "masked"):
@@ -305,11 +309,26 @@ class EnsembleAttributor(Attributor):
                 norm = None if scaling == "maxabs" else "l2"
                 if norm not in rows:
                     vectorizer = ngrams(tuple(ngram_range), norm=norm, **tfidf)
-                    rows[norm] = vectorizer.fit_transform(docs)
+                    try:
+                        rows[norm] = vectorizer.fit_transform(docs)
+                    except EmptyVocabularyError:
+                        skipped.append(f"{kind} {tuple(ngram_range)}")
+                        break
                 x = rows[norm]
                 if scaling.endswith("maxabs"):
                     x = MaxAbsScaler().fit_transform(x)
                 out.append(gram(x) if x.shape[0] <= _GRAM_MAX_ROWS else sp.csr_matrix(x))
+        if not out:
+            raise ValueError(
+                f"{type(self).__name__}: none of its views {list(self.views)} finds an n-gram "
+                f"in {tfidf['min_df']} or more of the {len(everything)} texts"
+            )
+        if skipped:
+            warnings.warn(
+                f"{type(self).__name__}: views without an n-gram in {tfidf['min_df']} or more "
+                f"of the {len(everything)} texts left out: {', '.join(skipped)}",
+                stacklevel=2,
+            )
         return out
 
     def _combined(self, matrices, labels, chosen, chosen_labels) -> np.ndarray:

@@ -244,6 +244,14 @@ class StackedVerifier(Verifier):
         fold = np.array([fold_of[a] for a in authors])
         if not all(_pairable(authors[fold == f]) for f in range(k)):
             fold = _text_folds(authors, k, rng)
+        if not all(_pairable(authors[fold == f]) for f in range(k)):
+            per_author = np.unique(authors, return_counts=True)[1]
+            raise ValueError(
+                f"{type(self).__name__}: corpus {X.name!r} is too small to stack in {k} folds: "
+                f"each fold's held-out texts need two authors and one of them with two texts "
+                f"(it has {len(per_author)} authors, the most prolific with "
+                f"{per_author.max()} texts)"
+            )
         for f in range(k):
             held = X.subset(fold == f, name=f"{X.name}:fold{f}")
             yield (

@@ -1,5 +1,6 @@
 """Stylometric features: exact and fast n-gram counts, function words, masking, distances."""
 
+from stylo.features._validation import EmptyVocabularyError
 from stylo.features.delta import (
     DELTAS,
     ArgamonDelta,
@@ -31,6 +32,7 @@ __all__ = [
     "TOKEN_PATTERN",
     "CharNgrams",
     "WordNgrams",
+    "EmptyVocabularyError",
     "FunctionWords",
     "function_words",
     "TextDistortion",

@@ -23,7 +23,7 @@ from stylo.features import shared_counts
 from stylo.features._columns import argsort_keys, local_columns, merge_sorted, remap_rows
 from stylo.features._entries import EntryStore
 from stylo.features._reference import count_ngrams, pack
-from stylo.features._validation import TextInputMixin, effective_n_jobs
+from stylo.features._validation import EmptyVocabularyError, TextInputMixin, effective_n_jobs
 from stylo.features._weighting import term_frequencies, weigh_counts, weigh_reference
 from stylo.text_input import check_texts
 
@@ -251,7 +251,7 @@ class NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         n_docs = len(docs)
         keys, pos = self._merge_keys(results)
         if keys.shape[0] == 0:
-            raise ValueError(
+            raise EmptyVocabularyError(
                 "empty vocabulary; the documents contain no n-grams of the requested lengths"
             )
 
@@ -326,7 +326,7 @@ class NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
             mask = new_mask
         kept = np.flatnonzero(mask)
         if kept.shape[0] == 0:
-            raise ValueError(
+            raise EmptyVocabularyError(
                 "After pruning, no terms remain. Try a lower min_df or a higher max_df."
             )
         return kept
@@ -408,7 +408,7 @@ class NgramCounts(TextInputMixin, TransformerMixin, BaseEstimator):
         counts = [count_ngrams(self._reference_ngrams(d, min_n, max_n)) for d in docs]
         names = sorted(set().union(*counts))
         if not names:
-            raise ValueError(
+            raise EmptyVocabularyError(
                 "empty vocabulary; the documents contain no n-grams of the requested lengths"
             )
         col = {t: i for i, t in enumerate(names)}

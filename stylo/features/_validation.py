@@ -6,6 +6,13 @@ import os
 from numbers import Integral
 
 
+class EmptyVocabularyError(ValueError):
+    """No n-gram survives: the documents have none of the requested lengths, or pruning
+    (``min_df``, ``max_df``, ``max_features``) left none; the messages are scikit-learn's.
+    A caller combining several feature views can catch it and go on without the empty one
+    (word n-grams of text written without spaces, in which every document is one token)."""
+
+
 def effective_n_jobs(n_jobs) -> int:
     """Number of worker threads for ``n_jobs`` (None -> 1, negative -> cores + 1 + n_jobs)."""
     if n_jobs is None:

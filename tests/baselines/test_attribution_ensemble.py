@@ -76,6 +76,38 @@ def test_finds_the_author_and_scores_follow_the_lead(corpus):
     assert ((scores >= 0.5).sum(axis=1) == 1).all()
 
 
+def _unspaced_problem(seed: int = 0):
+    """Four candidates writing without spaces (as in Chinese), each drawing CJK characters
+    from a distribution of their own: three known texts each and two texts to attribute."""
+    rng = np.random.default_rng(seed)
+    alphabet = np.array([chr(c) for c in range(0x4E00, 0x4E00 + 200)])
+    known, texts, truth = [], [], []
+    for a in range(4):
+        p = rng.dirichlet(np.full(len(alphabet), 0.3))
+        draw = ["".join(rng.choice(alphabet, size=300, p=p)) for _ in range(5)]
+        known.append(draw[:3])
+        texts += draw[3:]
+        truth += [a, a]
+    return known, texts, np.array(truth)
+
+
+def test_views_without_an_ngram_are_left_out_with_a_warning_not_an_error():
+    # without spaces each text is one word, so the word view has no n-gram in two texts; the
+    # character views carry on
+    known, texts, truth = _unspaced_problem()
+    m = EnsembleAttributor(reject_margin=0.0).fit()
+    with pytest.warns(UserWarning, match=r"20 texts left out: word \(1, 3\)$"):
+        scores = m.attribute(known, texts)
+    assert (scores.argmax(axis=1) == truth).all()
+    kept = tuple(v for v in m.views if v[0] != "word")
+    alone = EnsembleAttributor(views=kept, reject_margin=0.0).fit().attribute(known, texts)
+    np.testing.assert_array_equal(scores, alone)
+    with pytest.raises(ValueError, match="none of its views"):
+        EnsembleAttributor(views=(("word", (1, 2)),), reject_margin=0.0).fit().attribute(
+            known, texts
+        )
+
+
 def test_margin_is_fitted_on_simulated_training_problems_and_rejects(corpus):
     m = EnsembleAttributor(random_state=1).fit(_problems_corpus(10))
     assert set(m.margin_scores_) and m.reject_margin_ in m.margin_scores_

@@ -245,6 +245,17 @@ def test_corpus_with_too_few_authors_for_author_folds_is_split_by_text():
     assert np.all((scores >= 0) & (scores <= 1))
 
 
+def test_a_corpus_too_small_for_any_fold_says_so_in_one_line():
+    # three authors with two texts each: neither author nor text folds hold a same-author pair
+    corpus = synthetic_corpus(n_authors=3, per_author=2, seed=2)
+    est = StackedVerifier((CharNgramCosine(max_features=2000),), n_folds=3, n_pairs=60)
+    with pytest.raises(
+        ValueError,
+        match=r"^StackedVerifier: corpus .* too small to stack in 3 folds.*3 authors.* 2 texts\)$",
+    ):
+        est.fit(corpus)
+
+
 def test_rank_bases_join_a_second_meta_model_fitted_at_the_first_ranking(corpus):
     train, texts = corpus.subset(np.arange(40)), corpus.texts[40:]
     base = CharNgramCosine(max_features=2000)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from sklearn.metrics.pairwise import cosine_similarity, manhattan_distances
@@ -201,13 +201,17 @@ def test_minmax_edge_cases_and_errors():
     k=st.integers(1, 6),
     kind=st.sampled_from(["burrows", "argamon", "cosine", "eder"]),
 )
+@example(M=np.array([[1, 5], [7, 5], [0, 0]]), k=1, kind="cosine")
 def test_delta_matches_reference(M, k, kind):
     scaler = DeltaScaler(max_features=k).fit(M)
     Z = scaler.transform(M)
     ref_z = np.array(z_scores(M.tolist(), M.tolist(), k))
     np.testing.assert_allclose(Z, ref_z, atol=1e-12)
     D = pairwise_delta(Z, Z[::-1], kind=kind, n_jobs=2)
-    ref = np.array([[delta(a, b, kind) for b in ref_z[::-1]] for a in ref_z])
+    # the reference distances of the same z-scores: a row that should be zero (a text at the
+    # mean of its one feature) is 1e-17 in one computation and 0.0 in the other, and its
+    # cosine is then +-1 against 0
+    ref = np.array([[delta(a, b, kind) for b in Z[::-1]] for a in Z])
     np.testing.assert_allclose(D, ref, atol=1e-12)
     np.testing.assert_allclose(paired_delta(Z, Z[::-1], kind=kind), np.diag(ref), atol=1e-12)
 
