@@ -81,6 +81,30 @@ def engine_factory(engine: str, analyzer: str, rng: tuple[int, int], n_jobs: int
     return lambda: CharNgrams(rng, analyzer=analyzer, n_jobs=n_jobs)
 
 
+def timed_fit(make, docs: list[str], out: str) -> None:
+    """``make().fit_transform(docs)`` timed, with the peak resident-set growth during it;
+    writes the matrix (``out.npz``), its feature names (``out.names.npy``) and the
+    measurements (``out.json``: seconds, peak MB, shape, nnz)."""
+    with open("/proc/self/clear_refs", "w") as fh:
+        fh.write("5")  # reset the peak-RSS counter
+    base = rss_kb("VmRSS")
+    t0 = time.perf_counter()
+    vec = make()
+    X = vec.fit_transform(docs)
+    seconds = time.perf_counter() - t0
+    peak = rss_kb("VmHWM") - base
+    sp.save_npz(out + ".npz", sp.csr_matrix(X), compressed=False)
+    np.save(
+        out + ".names.npy",
+        np.asarray(vec.get_feature_names_out(), dtype=object),
+        allow_pickle=True,
+    )
+    with open(out + ".json", "w") as fh:
+        json.dump(
+            {"seconds": seconds, "peak_mb": peak / 1024, "shape": X.shape, "nnz": int(X.nnz)}, fh
+        )
+
+
 def child(args) -> None:
     """One configuration in this fresh process; writes matrix, names and measurements."""
     with open(args.texts, "rb") as fh:
@@ -89,24 +113,7 @@ def child(args) -> None:
     make().fit_transform(texts[:50])  # warm-up: imports, Numba cache load, tables
     # let the machine settle: see --settle
     time.sleep(args.settle)
-    with open("/proc/self/clear_refs", "w") as fh:
-        fh.write("5")  # reset the peak-RSS counter
-    base = rss_kb("VmRSS")
-    t0 = time.perf_counter()
-    vec = make()
-    X = vec.fit_transform(texts)
-    seconds = time.perf_counter() - t0
-    peak = rss_kb("VmHWM") - base
-    sp.save_npz(args.out + ".npz", sp.csr_matrix(X), compressed=False)
-    np.save(
-        args.out + ".names.npy",
-        np.asarray(vec.get_feature_names_out(), dtype=object),
-        allow_pickle=True,
-    )
-    with open(args.out + ".json", "w") as fh:
-        json.dump(
-            {"seconds": seconds, "peak_mb": peak / 1024, "shape": X.shape, "nnz": int(X.nnz)}, fh
-        )
+    timed_fit(make, texts, args.out)
 
 
 def run_extractors(texts, tmp: Path, repeats: int, settle: float) -> list[dict]:

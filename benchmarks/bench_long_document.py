@@ -28,7 +28,6 @@ import pickle
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -43,28 +42,13 @@ CONFIGS = {"char 1-4": ("char", (1, 4)), "word 1-2": ("word", (1, 2))}
 def child(args) -> None:
     """One (configuration, engine, document) in this fresh process; writes matrix, names and
     measurements."""
-    from benchmarks.bench_features import engine_factory, rss_kb
+    from benchmarks.bench_features import engine_factory, timed_fit
 
     with open(args.text, "rb") as fh:
         doc = pickle.load(fh)
     make = engine_factory(args.engine, *CONFIGS[args.config], args.n_jobs)
     make().fit_transform([doc[:5000]])  # warm-up
-    with open("/proc/self/clear_refs", "w") as fh:
-        fh.write("5")  # reset the peak-RSS counter
-    base = rss_kb("VmRSS")
-    t0 = time.perf_counter()
-    vec = make()
-    X = vec.fit_transform([doc])
-    seconds = time.perf_counter() - t0
-    peak = rss_kb("VmHWM") - base
-    sp.save_npz(args.out + ".npz", sp.csr_matrix(X), compressed=False)
-    np.save(
-        args.out + ".names.npy",
-        np.asarray(vec.get_feature_names_out(), dtype=object),
-        allow_pickle=True,
-    )
-    with open(args.out + ".json", "w") as fh:
-        json.dump({"seconds": seconds, "peak_mb": peak / 1024, "nnz": int(X.nnz)}, fh)
+    timed_fit(make, [doc], args.out)
 
 
 def document(texts: list[str], mb: float) -> str:
