@@ -226,9 +226,18 @@ class PairSet:
         name: str = "pairs",
         **metadata,
     ) -> PairSet:
-        """Build from parallel sequences; a known entry may be one str or a list of str."""
+        """Build from parallel sequences; a known entry may be one str or a list of str.
+        Other keyword arguments become columns, except the names a caller would mean as the
+        labels (``label``, ``labels``, ``y``): those are an error pointing at ``same``, since
+        as a column they would leave the pairs unlabelled."""
         if len(known) != len(unknown):
             raise ValueError(f"{len(known)} known entries but {len(unknown)} unknown texts")
+        meant = sorted(set(metadata) & {"label", "labels", "y"})
+        if meant:
+            raise ValueError(
+                f"PairSet.from_lists: {meant[0]}= is not a keyword; the labels go in same= "
+                f"(True where the unknown text is by the known texts' author)"
+            )
         known_lists = [[k] if isinstance(k, str) else list(k) for k in known]
         data = {
             "id": [str(i) for i in (ids if ids is not None else range(len(unknown)))],

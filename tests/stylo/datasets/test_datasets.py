@@ -301,6 +301,14 @@ def test_pairset_duplicate_ids_are_named():
         PairSet.from_lists(["a", "b"], ["c", "d"], ids=["7", "7"])
 
 
+@pytest.mark.parametrize("keyword", ["label", "labels", "y"])
+def test_pairset_labels_passed_under_another_name_point_at_same(keyword):
+    # as a column the labels would leave the pairs unlabelled, to fail later at fit
+    with pytest.raises(ValueError, match=rf"^PairSet.from_lists: {keyword}= .* go in same="):
+        PairSet.from_lists(["a b"], ["c d"], **{keyword: [True]})
+    assert PairSet.from_lists(["a b"], ["c d"], same=[True], topic=["x"]).labelled
+
+
 @pytest.mark.parametrize("suffix", ["", ".gz"])
 def test_byte_order_mark_at_start_of_jsonl_is_accepted(tmp_path, suffix):
     path = tmp_path / f"pairs.jsonl{suffix}"
