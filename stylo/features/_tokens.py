@@ -68,7 +68,9 @@ def _token_hash(buf, a, b):
     """A 63-bit hash of the ``b - a >= 1`` bytes ``buf[a:b]``, a multiply per 8 bytes. A token
     of up to 8 bytes (most are) is read as one word with no loop, its bytes past ``b`` masked
     off, so that its length costs no mispredicted loop exit: 7.6 million blog tokens hashed in
-    0.03 s, against 0.10 s byte by byte (FNV-1a, the hash before)."""
+    0.06 s, against 0.10 s byte by byte (FNV-1a, the hash before). Within 8 bytes of the
+    buffer's end a token is shorter than 8 bytes and takes the loop, whose one zero-padded
+    word is the masked word: equal tokens hash alike wherever they stand."""
     n = b - a
     h = np.uint64(n) * HASH_MUL
     if n <= 8 and a + 8 <= buf.shape[0]:

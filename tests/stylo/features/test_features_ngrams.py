@@ -21,6 +21,7 @@ from stylo.features._reference import merge_sorted as merge_sorted_reference
 from stylo.features._segments import TextChunk, text_segments
 from stylo.features._tokens import (
     TokenChunk,
+    intern_tokens,
     merge_tokens,
     sort_tokens,
     token_buffer,
@@ -637,6 +638,30 @@ def test_tokens_beyond_initial_tables_and_deep_prefixes():
     for r, i in enumerate(chunk.order):
         by_id[i] = distinct[r]
     assert [by_id[i] for i in chunk.ids] == [t for toks in want for t in toks]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            ["a", "abcdefg", "abcdefgh", "abcdefghijklmno", "abcdefghijklmnop", "é€😀"]
+        ),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_interning_gives_equal_tokens_one_id_wherever_they_stand(tokens):
+    """intern_tokens: ids in order of first occurrence, equal tokens one id, the pool the
+    distinct tokens. A token hashed within 8 bytes of the buffer's end is read byte by byte,
+    elsewhere as one masked word: the lists end in tokens of 2, 8, 9, 16 and 17 bytes (with
+    ``SEP``) that stood earlier as well."""
+    for last in tokens[: len(tokens) // 2] or tokens:
+        listed = [*tokens, last]
+        ids, pool, pool_off = intern_tokens(*token_buffer(listed))
+        seen = {}
+        assert ids.tolist() == [seen.setdefault(t, len(seen)) for t in listed]
+        assert token_strings(pool) == list(seen)
+        assert pool_off.tolist() == token_buffer(list(seen))[1].tolist()
 
 
 # tokens sharing 8- and 16-byte prefixes exercise every digit of the radix sort
