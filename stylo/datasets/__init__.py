@@ -8,8 +8,10 @@ checksum.
 
 Names: ``blog``, ``enron``, ``federalist``, ``guardian``, ``imdb62``, ``mlpapers``,
 ``pan13_av_en``, ``pan14_av`` (or one corpus: ``pan14_av/en_essays``), ``pan15_av_en``,
-``pan18_cdaa``, ``pan19_cdaa``; ``load_pan20_format(folder)`` reads the official PAN20/21
-``pairs.jsonl`` + ``truth.jsonl`` layout from any folder.
+``pan18_cdaa``, ``pan19_cdaa``; ``load(path)`` reads a corpus of one's own from a folder
+holding ``texts.jsonl[.gz]`` or ``pairs.jsonl[.gz]`` (or that file) in the same format, with the
+same checks; ``load_pan20_format(folder)`` reads the official PAN20/21 ``pairs.jsonl`` +
+``truth.jsonl`` layout from any folder.
 
 Modules: ``_registry`` (what is registered, where it is, checksums), ``_jsonl`` and
 ``_readers`` (reading the files), ``_filters`` (the options of ``load``), ``_load``,

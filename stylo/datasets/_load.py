@@ -1,6 +1,9 @@
-"""``load``: a registered dataset read, checked and filtered."""
+"""``load``: a registered dataset, or a corpus in a folder of one's own, read, checked and
+filtered."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from stylo.corpus import Corpus, PairSet
 from stylo.datasets._authors import merge_authors_by_text
@@ -23,11 +26,14 @@ def load(
     clean: bool = True,
     **where,
 ) -> Corpus | PairSet:
-    """Load a registered dataset.
+    """Load a registered dataset, or a corpus of one's own.
 
     Parameters
     ----------
-    name : registry name, optionally ``base/sub`` for a sub-corpus (``pan14_av/en_essays``).
+    name : registry name, optionally ``base/sub`` for a sub-corpus (``pan14_av/en_essays``);
+        or the path of a folder holding ``texts.jsonl[.gz]`` or ``pairs.jsonl[.gz]``, or of
+        such a file, in the registered corpora's format (README, Data): read with the same
+        line-by-line checks, without a checksum or the registry's cleaning.
     split : keep only rows whose ``split`` column equals this (``"train"``/``"test"``).
     normalize_newlines : turn ``\\r\\n`` and ``\\r`` into ``\\n`` (several PAN corpora mix them).
     min_tokens : drop texts (problems: any of whose texts) with fewer whitespace tokens.
@@ -46,16 +52,22 @@ def load(
     per problem), the merging of author labels that share a text (``stylo.datasets._authors``)
     that comes before the filters.
     """
-    base, sub = split_name(name)
-    entry = registry()[base]
+    own = own_file(name)
+    if own is not None:
+        path, entry, sub = own, {"kind": own.name.split(".")[0]}, None
+    else:
+        base, sub = split_name(name)
+        entry = registry()[base]
+        path = None
     if entry["kind"] not in ("texts", "pairs"):
         raise DataError(
             f"dataset {base!r} is a {entry['kind']} fixture, not texts or pairs; "
             f"use stylo.datasets.load_pan20_labels()"
         )
-    path = locate(base)
-    if verify:
-        check_sha256(path, entry["sha256"])
+    if path is None:
+        path = locate(base)
+        if verify:
+            check_sha256(path, entry["sha256"])
     if entry["kind"] == "pairs" and (min_per_author is not None or per_author is not None):
         raise ValueError("min_per_author/per_author apply to corpora, not pair sets")
     stat = path.stat()
@@ -75,3 +87,32 @@ def load(
     for step in obj.history:
         log.info("%s: %s", name, step)
     return obj
+
+
+_OWN_FILES = ("texts.jsonl", "texts.jsonl.gz", "pairs.jsonl", "pairs.jsonl.gz")
+
+
+def own_file(name: str) -> Path | None:
+    """The data file of ``name`` when it is a path rather than a registered name: the file
+    itself (named as a registered corpus's file is) or the one such file in a folder; None for
+    a name that is not a path. A path that holds no such file, or two, is a DataError naming
+    what was looked for."""
+    if name.split("/")[0] in registry() or not (Path(name).exists() or "/" in name):
+        return None
+    path = Path(name)
+    if not path.exists():
+        raise DataError(
+            f"{path}: no such file or folder, and {name.split('/')[0]!r} is not a registered "
+            f"dataset ({', '.join(sorted(registry()))})"
+        )
+    if path.is_file():
+        if path.name not in _OWN_FILES:
+            raise DataError(f"{path}: a corpus file is named one of {', '.join(_OWN_FILES)}")
+        return path
+    found = [path / f for f in _OWN_FILES if (path / f).is_file()]
+    if len(found) != 1:
+        what = "none" if not found else " and ".join(f.name for f in found)
+        raise DataError(
+            f"{path}: a corpus folder holds one of {', '.join(_OWN_FILES)}; found {what}"
+        )
+    return found[0]

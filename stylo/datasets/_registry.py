@@ -43,7 +43,10 @@ def split_name(name: str) -> tuple[str, str | None]:
     base, _, sub = name.partition("/")
     reg = registry()
     if base not in reg:
-        raise DatasetNotAvailable(f"unknown dataset {name!r}; registered: {sorted(reg)}")
+        raise DatasetNotAvailable(
+            f"unknown dataset {name!r}; registered: {sorted(reg)}, or the path of a folder "
+            f"holding texts.jsonl[.gz] or pairs.jsonl[.gz]"
+        )
     subs = reg[base].get("subsets")
     if sub and (not subs or sub not in subs):
         raise DatasetNotAvailable(

@@ -109,6 +109,38 @@ def test_unknown_and_missing_datasets_are_clear(tmp_path, monkeypatch):
     assert not available()["available"].any()
 
 
+def test_a_corpus_of_ones_own_loads_from_its_folder_or_file(tmp_path, monkeypatch):
+    mine = tmp_path / "my corpus"
+    mine.mkdir()
+    rows = [{"id": f"t{i}", "author": "ab"[i % 2], "text": f"post {i} " * 3} for i in range(6)]
+    _write_jsonl(mine / "texts.jsonl.gz", rows)
+    monkeypatch.chdir(tmp_path)
+    for name in (str(mine), "my corpus", str(mine / "texts.jsonl.gz")):
+        c = load(name, min_per_author=3)
+        assert isinstance(c, Corpus) and c.name == name and len(c) == 6
+        assert c.texts == [r["text"] for r in rows] and set(c.authors) == {"a", "b"}
+    pairs = tmp_path / "pairs"
+    pairs.mkdir()
+    _write_jsonl(pairs / "pairs.jsonl", [{"id": "p", "pair": ["a b", "c d"], "same": True}])
+    assert load(str(pairs)).labels.tolist() == [True]
+    # a bad line is named as in a registered corpus; a folder without a corpus file says so
+    _write_jsonl(mine / "texts.jsonl.gz", [*rows, {"id": "x", "text": "no author"}])
+    with pytest.raises(DataError, match=r"texts\.jsonl\.gz:7: missing field"):
+        load(str(mine))
+    _write_jsonl(mine / "pairs.jsonl", [{"id": "p", "pair": ["a", "b"]}])
+    with pytest.raises(DataError, match="found texts.jsonl.gz and pairs.jsonl$"):
+        load(str(mine))
+    with pytest.raises(DataError, match="found none$"):
+        load(str(tmp_path))
+    with pytest.raises(
+        DataError, match="no such file or folder, and 'nowhere' is not a registered"
+    ):
+        load("nowhere/else")
+    with pytest.raises(DataError, match="a corpus file is named one of texts.jsonl"):
+        _write_jsonl(tmp_path / "mine.jsonl", rows)
+        load(str(tmp_path / "mine.jsonl"))
+
+
 def test_filters_are_explicit_and_counted(tiny_root):
     c = load("enron", verify=False, min_tokens=10, per_author=2, seed=3)
     steps = [(s.name, s.before, s.after) for s in c.history]
