@@ -33,7 +33,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from baselines.registry import METHODS, MethodOptions, MethodSpec
-from experiments.grid import DatasetSpec, GridSpec, expand, full_grid, quick_grid
+from experiments.grid import DatasetSpec, GridSpec, KindScope, expand, full_grid, quick_grid
 from experiments.methods import MASKINGS
 from experiments.plots import make_plots
 from experiments.report import collect, manifest, summarise, write_report, write_tables
@@ -134,7 +134,8 @@ def build_parser(protocols: Mapping | None = None) -> argparse.ArgumentParser:
         "--datasets",
         nargs="+",
         metavar="NAME",
-        help="dataset names (space or comma separated), e.g. imdb62 pan14_av/en_essays",
+        help="dataset names (space or comma separated), e.g. imdb62 pan14_av/en_essays, or "
+        "the folder of a corpus of your own (holding texts.jsonl[.gz])",
     )
     p.add_argument("--methods", nargs="+", metavar="NAME", help=f"from {sorted(METHODS)}")
     p.add_argument("--protocols", nargs="+", metavar="NAME", help="protocol names (see below)")
@@ -199,6 +200,10 @@ def build_parser(protocols: Mapping | None = None) -> argparse.ArgumentParser:
     return p
 
 
+#: the protocols in which an attribution-only method (kind "attribution") can run
+_ATTRIBUTING = ("cdaa_attribution", "closed_attribution")
+
+
 def _default_loader() -> Callable:
     from stylo.datasets import load
 
@@ -212,10 +217,11 @@ def _grid(args, methods: Mapping[str, MethodSpec]) -> GridSpec:
     datasets = _names(args.datasets)
     if datasets:
         grid.datasets = [DatasetSpec(n) for n in datasets]
-        # datasets named by the user go to every protocol that applies to them, for every
-        # method the user runs
+        # datasets named by the user (registered, or a corpus folder of their own) go to every
+        # protocol that applies to them, for every method the user runs; attribution-only
+        # methods to the protocols that attribute, as everywhere (elsewhere they cannot score)
         grid.protocol_datasets = {}
-        grid.kind_scopes = {}
+        grid.kind_scopes = {"attribution": KindScope(dict.fromkeys(_ATTRIBUTING, datasets))}
     grid.methods = _names(args.methods)
     grid.protocols = _names(args.protocols)
     return grid

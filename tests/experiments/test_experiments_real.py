@@ -1,5 +1,8 @@
 """run_all on a real dataset with the registered protocols and the random baseline."""
 
+import json
+
+import numpy as np
 import pandas as pd
 import pytest
 from conftest import load_or_skip
@@ -41,3 +44,30 @@ def test_run_all_on_pan15_with_registered_protocols(tmp_path, capsys):
     assert run_all.main(argv) == 0
     assert "1 already done, 0 computed" in capsys.readouterr().err
     assert "pan15_av_en" in (tmp_path / "REPORT.md").read_text()
+
+
+def test_run_all_on_a_corpus_folder_of_ones_own(tmp_path, capsys):
+    # twenty authors, eight texts each, on three topics, each author with words of their own
+    rng = np.random.default_rng(0)
+    vocab = np.array([f"w{i}" for i in range(200)])
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    with open(folder / "texts.jsonl", "w", encoding="utf-8") as fh:
+        for a in range(20):
+            p = rng.dirichlet(np.full(len(vocab), 0.2))
+            for t in range(8):
+                text = " ".join(rng.choice(vocab, size=120, p=p))
+                row = {"id": f"{a}-{t}", "author": f"a{a}", "text": text, "topic": f"t{t % 3}"}
+                fh.write(json.dumps(row) + "\n")
+    out = tmp_path / "out"
+    argv = ["--quick", "--datasets", str(folder), "--methods", "naive", "svm-attribution"]
+    argv += ["--out", str(out), "--no-progress", "--no-plots"]
+    assert run_all.main(argv) == 0
+    table = pd.read_csv(out / "results.csv")
+    assert set(table["dataset"]) == {str(folder)}
+    by_method = table.groupby("method")["protocol"].agg(set)
+    # the verifier runs every protocol that applies; the attributor only where texts are
+    # attributed among candidates, so that no cell fails
+    assert {"aidbench_one_to_two", "closed_attribution"} <= by_method["naive"]
+    assert by_method["svm-attribution"] == {"closed_attribution"}
+    assert "0 failed" in capsys.readouterr().err
