@@ -71,3 +71,24 @@ def test_run_all_on_a_corpus_folder_of_ones_own(tmp_path, capsys):
     assert {"aidbench_one_to_two", "closed_attribution"} <= by_method["naive"]
     assert by_method["svm-attribution"] == {"closed_attribution"}
     assert "0 failed" in capsys.readouterr().err
+
+
+def test_run_all_on_a_pairs_folder_with_splits_verifies_train_to_test(tmp_path):
+    rng = np.random.default_rng(1)
+    vocab = np.array([f"w{i}" for i in range(200)])
+    profiles = [rng.dirichlet(np.full(len(vocab), 0.2)) for _ in range(20)]
+    folder = tmp_path / "pairs"
+    folder.mkdir()
+    with open(folder / "pairs.jsonl", "w", encoding="utf-8") as fh:
+        for i in range(80):
+            a, same = i % 20, i % 2 == 0
+            b = a if same else (a + 1) % 20
+            pair = [" ".join(rng.choice(vocab, size=100, p=profiles[x])) for x in (a, b)]
+            row = {"id": str(i), "pair": pair, "same": same, "split": "train" if i < 40 else "test"}
+            fh.write(json.dumps(row) + "\n")
+    out = tmp_path / "out"
+    argv = ["--quick", "--datasets", str(folder), "--methods", "naive", "--out", str(out)]
+    assert run_all.main([*argv, "--no-progress", "--no-plots"]) == 0
+    table = pd.read_csv(out / "results.csv")
+    assert set(table["protocol"]) == {"pan_verification"}
+    assert table.loc[table["metric"] == "auc", "value"].item() > 0.8
