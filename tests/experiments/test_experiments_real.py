@@ -2,9 +2,9 @@
 
 import json
 
-import numpy as np
 import pandas as pd
 import pytest
+from baselines_synth import synthetic_corpus, synthetic_pairs
 from conftest import load_or_skip
 
 from experiments import run_all
@@ -46,19 +46,24 @@ def test_run_all_on_pan15_with_registered_protocols(tmp_path, capsys):
     assert "pan15_av_en" in (tmp_path / "REPORT.md").read_text()
 
 
+def _write_jsonl(path, rows) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.writelines(json.dumps(row) + "\n" for row in rows)
+
+
 def test_run_all_on_a_corpus_folder_of_ones_own(tmp_path, capsys):
-    # twenty authors, eight texts each, on three topics, each author with words of their own
-    rng = np.random.default_rng(0)
-    vocab = np.array([f"w{i}" for i in range(200)])
+    # twenty authors, eight texts each, on three topics
+    corpus = synthetic_corpus(n_authors=20, per_author=8, n_words=120, seed=0)
     folder = tmp_path / "mine"
     folder.mkdir()
-    with open(folder / "texts.jsonl", "w", encoding="utf-8") as fh:
-        for a in range(20):
-            p = rng.dirichlet(np.full(len(vocab), 0.2))
-            for t in range(8):
-                text = " ".join(rng.choice(vocab, size=120, p=p))
-                row = {"id": f"{a}-{t}", "author": f"a{a}", "text": text, "topic": f"t{t % 3}"}
-                fh.write(json.dumps(row) + "\n")
+    rows = zip(corpus.ids, corpus.authors, corpus.texts, strict=True)
+    _write_jsonl(
+        folder / "texts.jsonl",
+        [
+            {"id": i, "author": a, "text": t, "topic": f"t{k % 3}"}
+            for k, (i, a, t) in enumerate(rows)
+        ],
+    )
     out = tmp_path / "out"
     argv = ["--quick", "--datasets", str(folder), "--methods", "naive", "svm-attribution"]
     argv += ["--out", str(out), "--no-progress", "--no-plots"]
@@ -74,18 +79,18 @@ def test_run_all_on_a_corpus_folder_of_ones_own(tmp_path, capsys):
 
 
 def test_run_all_on_a_pairs_folder_with_splits_verifies_train_to_test(tmp_path):
-    rng = np.random.default_rng(1)
-    vocab = np.array([f"w{i}" for i in range(200)])
-    profiles = [rng.dirichlet(np.full(len(vocab), 0.2)) for _ in range(20)]
+    pairs = synthetic_pairs(n_pairs=80, n_words=100, seed=1)
     folder = tmp_path / "pairs"
     folder.mkdir()
-    with open(folder / "pairs.jsonl", "w", encoding="utf-8") as fh:
-        for i in range(80):
-            a, same = i % 20, i % 2 == 0
-            b = a if same else (a + 1) % 20
-            pair = [" ".join(rng.choice(vocab, size=100, p=profiles[x])) for x in (a, b)]
-            row = {"id": str(i), "pair": pair, "same": same, "split": "train" if i < 40 else "test"}
-            fh.write(json.dumps(row) + "\n")
+    _write_jsonl(
+        folder / "pairs.jsonl",
+        [
+            {"id": i, "pair": [k[0], u], "same": bool(s), "split": "train" if n < 40 else "test"}
+            for n, (i, k, u, s) in enumerate(
+                zip(pairs.ids, pairs.known, pairs.unknown, pairs.labels, strict=True)
+            )
+        ],
+    )
     out = tmp_path / "out"
     argv = ["--quick", "--datasets", str(folder), "--methods", "naive", "--out", str(out)]
     assert run_all.main([*argv, "--no-progress", "--no-plots"]) == 0
