@@ -256,12 +256,10 @@ _ONE_SEED = ["pan_verification", "cdaa_attribution", "aidbench_one_to_many"]
 
 _MLPAPERS_2 = {"n_authors": 2, "first_author": True}
 #: attribution-only methods run where a protocol attributes among candidates
-_ATTRIBUTION = KindScope(
-    {
-        "cdaa_attribution": ["pan18_cdaa", "pan19_cdaa"],
-        "closed_attribution": _FULL_PROTOCOL_DATASETS["closed_attribution"],
-    }
-)
+#: the protocols that attribute texts among candidates, the only ones an attribution-only
+#: method (kind "attribution") can run in
+ATTRIBUTING = ("cdaa_attribution", "closed_attribution")
+_ATTRIBUTION = KindScope({p: _FULL_PROTOCOL_DATASETS[p] for p in ATTRIBUTING})
 _MLPAPERS_5 = {"n_authors": 5, "first_author": True}
 #: the fine-tuned transformers (bert-pair, siamese-pair; sizes in the registry) on the
 #: Rethinking-AV splits of the paper's kinds of data, with and without entity masking as the

@@ -33,7 +33,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from baselines.registry import METHODS, MethodOptions, MethodSpec
-from experiments.grid import DatasetSpec, GridSpec, KindScope, expand, full_grid, quick_grid
+from experiments.grid import (
+    ATTRIBUTING,
+    DatasetSpec,
+    GridSpec,
+    KindScope,
+    expand,
+    full_grid,
+    quick_grid,
+)
 from experiments.methods import MASKINGS
 from experiments.plots import make_plots
 from experiments.report import collect, manifest, summarise, write_report, write_tables
@@ -200,10 +208,6 @@ def build_parser(protocols: Mapping | None = None) -> argparse.ArgumentParser:
     return p
 
 
-#: the protocols in which an attribution-only method (kind "attribution") can run
-_ATTRIBUTING = ("cdaa_attribution", "closed_attribution")
-
-
 def _default_loader() -> Callable:
     from stylo.datasets import load
 
@@ -221,7 +225,7 @@ def _grid(args, methods: Mapping[str, MethodSpec]) -> GridSpec:
         # protocol that applies to them, for every method the user runs; attribution-only
         # methods to the protocols that attribute, as everywhere (elsewhere they cannot score)
         grid.protocol_datasets = {}
-        grid.kind_scopes = {"attribution": KindScope(dict.fromkeys(_ATTRIBUTING, datasets))}
+        grid.kind_scopes = {"attribution": KindScope(dict.fromkeys(ATTRIBUTING, datasets))}
     grid.methods = _names(args.methods)
     grid.protocols = _names(args.protocols)
     return grid
