@@ -36,10 +36,9 @@ import time
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
-from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 
-from baselines.ensemble import StackedVerifier, _logits, pair_groups
+from baselines.ensemble import StackedVerifier, pair_groups
 from baselines.masked import MaskedVerifier
 from baselines.registry import Construct, make
 from stylo.corpus import Corpus, PairSet
@@ -111,54 +110,6 @@ def _candidates() -> dict[str, StackedVerifier]:
     }
 
 
-class _PairwiseRanker(StackedVerifier):
-    """The stack ranking with a pairwise meta-model instead (the alternative ``--ranking``
-    weighs): a logistic regression without intercept on the differences of base logits of
-    out-of-fold triplets (query, same-author text, another author's text), ``n_pairs / 2``
-    drawn from the held folds; verification as the stack."""
-
-    def _fit_impl(self, X, y) -> None:
-        super()._fit_impl(X, y)
-        bases = [*self.bases, *self.rank_bases]
-        diffs = []
-        for f, (train, _) in enumerate(self._folds(X)):
-            held = X.subset(~np.isin(X.texts, train.texts), name=f"{X.name}:held{f}")
-            queries, same, other = _triplets(held, int(self.n_pairs) // (2 * self.n_folds), f)
-            pairs = PairSet.from_lists([[q] for q in queries * 2], same + other)
-            fitted = [clone(b).fit(train) for b in bases]
-            logits = _logits([b.score_problems(pairs) for b in fitted])
-            diffs.append(logits[: len(queries)] - logits[len(queries) :])
-        d = np.vstack(diffs)
-        self.pairwise_ = LogisticRegression(C=self.C, fit_intercept=False).fit(
-            np.vstack([d, -d]), np.r_[np.ones(len(d)), np.zeros(len(d))]
-        )
-        self.pairwise_bases_ = [*self.bases_, *(clone(b).fit(X) for b in self.rank_bases)]
-
-    def _rank_many_impl(self, queries, candidate_lists):
-        bases = self.pairwise_bases_
-        ranked = [np.concatenate(b.rank_many(queries, candidate_lists)) for b in bases]
-        out = 1.0 / (1.0 + np.exp(-_logits(ranked) @ self.pairwise_.coef_.ravel()))
-        return np.split(out, np.cumsum([len(c) for c in candidate_lists])[:-1])
-
-
-def _triplets(corpus: Corpus, m: int, seed: int) -> tuple[list, list, list]:
-    """``m`` (query, same-author text, another author's text) of ``corpus``, drawn with
-    ``seed``, as three lists."""
-    rng = np.random.default_rng([seed, 5])
-    groups = corpus.by_author()
-    names = list(groups)
-    multi = [a for a in names if len(groups[a]) >= 2]
-    texts, out = corpus.texts, ([], [], [])
-    for _ in range(m):
-        a = multi[rng.integers(len(multi))]
-        i, j = rng.choice(groups[a], size=2, replace=False)
-        b = names[rng.integers(len(names) - 1)]
-        b = names[-1] if b == a else b  # uniform over the other authors
-        for side, k in zip(out, (i, j, rng.choice(groups[b])), strict=True):
-            side.append(texts[k])
-    return out
-
-
 def _ranking_candidates() -> dict[str, StackedVerifier]:
     """Name -> unfitted stack ranking candidates: the registered stack's bases, with and
     without LambdaG or the distorted s-normalised cosine (k = 300) as a rank base, under its
@@ -166,8 +117,8 @@ def _ranking_candidates() -> dict[str, StackedVerifier]:
     # without its rank bases, whatever the registry gives it: "bases" is the scoring
     # meta-model alone (once LambdaG was registered, "bases" and "bases + lambdag" had become
     # the same stack)
-    registered = clone(make("ensemble", 0)).set_params(rank_bases=())
-    pairwise = _PairwiseRanker(**registered.get_params(deep=False))
+    registered = clone(make("ensemble", 0)).set_params(rank_bases=(), ranking="meta")
+    pairwise = clone(registered).set_params(ranking="pairwise")
     lambdag = (Construct("baselines.lambdag:LambdaG").build(),)
     dist300 = (_distorted(_bases_by_class(registered)["BackgroundNormalized"], 300),)
     return {

@@ -16,11 +16,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-__all__ = ["Corpus", "PairSet", "FilterStep", "UNKNOWN_AUTHORS", "join_known"]
+__all__ = ["Corpus", "PairSet", "FilterStep", "PAIR_RULES", "UNKNOWN_AUTHORS", "join_known"]
 
 #: author labels that stand for "someone not in the data" (PAN 2019's open-set texts are all
 #: labelled ``<UNK>``); such texts share no known author with anything, so sampling skips them
 UNKNOWN_AUTHORS = frozenset({"<UNK>"})
+
+#: how labelled training pairs are drawn from a Corpus (:func:`stylo.verifier.training_pairs`)
+PAIR_RULES = ("any", "cross_topic")
 
 
 def join_known(known_lists) -> list[str]:
@@ -90,13 +93,26 @@ class Corpus:
     The backing ``frame`` has at least the columns ``id`` (unique str), ``text`` (str) and
     ``author`` (str); ``topic`` is optional and every other column is metadata. Rows keep the
     order they were loaded in.
+
+    ``pair_rule`` says how a method draws labelled training pairs from it
+    (:func:`stylo.verifier.training_pairs`): ``"any"`` (two texts of one author, or of two
+    authors) or ``"cross_topic"`` (same-author pairs across topics, different-author pairs
+    within one: AIDBench's Guardian rule). A protocol whose test pairs follow a rule gives its
+    training corpus that rule, so that what a method learns from pairs is learnt on pairs drawn
+    like the ones it is tested on; subsets keep it.
     """
 
     frame: pd.DataFrame
     name: str = "corpus"
     history: list = field(default_factory=list)
+    pair_rule: str = "any"
 
     def __post_init__(self) -> None:
+        if self.pair_rule not in PAIR_RULES:
+            raise ValueError(
+                f"Corpus {self.name!r}: pair_rule must be one of {PAIR_RULES}, "
+                f"got {self.pair_rule!r}"
+            )
         for col in ("id", "text", "author"):
             if col not in self.frame.columns:
                 raise ValueError(f"Corpus {self.name!r} needs a column {col!r}")
@@ -164,7 +180,10 @@ class Corpus:
         """Rows picked by a boolean mask, integer positions or a list of ids, in that order."""
         pos = _as_index(self.frame, selector)
         return Corpus(
-            self.frame.iloc[pos].copy(), name=name or self.name, history=list(self.history)
+            self.frame.iloc[pos].copy(),
+            name=name or self.name,
+            history=list(self.history),
+            pair_rule=self.pair_rule,
         )
 
     def by_author(self) -> dict[str, np.ndarray]:

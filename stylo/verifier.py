@@ -60,6 +60,7 @@ from sklearn.exceptions import NotFittedError
 from stylo.corpus import Corpus, PairSet, join_known
 from stylo.progress import advance
 from stylo.text_input import check_texts, has_text
+from stylo.training_draws import training_pairs
 
 __all__ = [
     "AttributionOnly",
@@ -79,41 +80,6 @@ def attribution_problems(candidates: list, texts: list) -> tuple[list, list]:
     item ``i * len(candidates) + j`` is ``texts[i]`` against ``candidates[j]``, the layout
     ``attribute``'s (n_texts, n_candidates) answer is reshaped from."""
     return [c for _ in texts for c in candidates], [t for t in texts for _ in candidates]
-
-
-def training_pairs(X: PairSet | Corpus, n_pairs: int = 200, seed: int = 0) -> PairSet:
-    """Labelled pairs to fit on: ``X`` itself if it is a PairSet, else pairs drawn from a Corpus.
-
-    From a Corpus, half the pairs (rounded down) are same-author (two different texts of an
-    author with at least two texts) and the rest different-author, drawn with ``seed``.
-    """
-    if isinstance(X, PairSet):
-        if not X.labelled:
-            raise ValueError(f"training pairs {X.name!r} have no `same` labels")
-        return X
-    if not isinstance(X, Corpus):
-        raise TypeError(f"expected a PairSet or a Corpus, got {type(X).__name__}")
-    rng = np.random.default_rng(seed)
-    groups = {a: rng.permutation(idx) for a, idx in X.by_author().items()}
-    multi = [a for a, idx in groups.items() if len(idx) >= 2]
-    if not multi or len(groups) < 2:
-        raise ValueError(
-            f"corpus {X.name!r} needs an author with two texts and at least two "
-            f"authors to draw training pairs"
-        )
-    texts, pairs_a, pairs_b, same = X.texts, [], [], []
-    n_pos = n_pairs // 2
-    for _ in range(n_pos):
-        idx = groups[multi[rng.integers(len(multi))]]
-        i, j = rng.choice(idx, size=2, replace=False)
-        pairs_a.append(texts[i]), pairs_b.append(texts[j]), same.append(True)
-    authors = list(groups)
-    for _ in range(n_pairs - n_pos):
-        a1, a2 = rng.choice(len(authors), size=2, replace=False)
-        i = rng.choice(groups[authors[a1]])
-        j = rng.choice(groups[authors[a2]])
-        pairs_a.append(texts[i]), pairs_b.append(texts[j]), same.append(False)
-    return PairSet.from_lists(pairs_a, pairs_b, same=same, name=f"{X.name}:training_pairs")
 
 
 def rank_each_query(

@@ -64,9 +64,14 @@ whether it met the minimum. ``train_policy`` may also name one of the three to f
 method's fitting cost grows with its training material (an impostor pool, a vocabulary) while
 what it learns — a few hundred training pairs, a background of a thousand texts — does not need
 all of IMDb62 or Blog. ``info`` keeps ``n_train_texts_available`` beside ``n_train_texts``.
+Under the cross-topic rule the training corpus carries it (``Corpus.pair_rule``), so methods
+that learn from pairs draw them as the test pairs are drawn: same-author pairs across topics,
+different-author pairs within one.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 import pandas as pd
@@ -211,6 +216,9 @@ class _AIDBench(Protocol):
     def _task(self, setting, seed, need, policy, train, test, info, n_reserved) -> Task:
         available = len(train) if train is not None else 0
         train = capped_corpus(train, self.max_train_texts, seed)
+        if train is not None and info.get("cross_topic"):
+            # methods draw their training pairs by the test pairs' rule
+            train = dataclasses.replace(train, pair_rule="cross_topic")
         info = {
             **info,
             "n_train_texts": len(train) if train is not None else 0,

@@ -22,6 +22,7 @@ from baselines.registry import make
 from stylo.corpus import PairSet
 from stylo.protocols import PROTOCOLS
 from stylo.protocols.base import Task
+from stylo.training_draws import training_triplets
 
 
 @pytest.fixture(scope="module")
@@ -289,3 +290,49 @@ def test_rank_bases_must_be_verifiers(corpus):
     est = StackedVerifier((CharNgramCosine(),), rank_bases=("lambdag",))
     with pytest.raises(ValueError, match="rank_bases"):
         est.fit(corpus)
+
+
+def test_pairwise_ranking_learns_from_out_of_fold_triplets_at_the_first_ranking(corpus):
+    train, texts = corpus.subset(np.arange(40)), corpus.texts[40:]
+    base = CharNgramCosine(max_features=2000)
+    extra = CharNgramCosine(ngram_size=3, max_features=500)
+    plain = StackedVerifier((base,), n_pairs=90).fit(train)
+    est = StackedVerifier((base,), n_pairs=90, rank_bases=(extra,), ranking="pairwise")
+    est.fit(train)
+    np.testing.assert_array_equal(
+        est.score_pairs(texts[:5], texts[5:10]), plain.score_pairs(texts[:5], texts[5:10])
+    )
+    assert est.rank_meta_ is None
+    queries, cands = [texts[0], texts[1]], [texts[2:6], texts[6:8]]
+    ranked = est.rank_many(queries, cands)
+    # the same model by hand: each fold's bases score its held authors' triplets
+    diffs = []
+    for f, (fold_train, held) in enumerate(est._fold_parts(train)):
+        q, same, other = training_triplets(held, 90 // 6, seed=f)
+        pairs = PairSet.from_lists([[x] for x in q * 2], same + other)
+        logits = _logits([b.fit(fold_train).score_problems(pairs) for b in (base, extra)])
+        diffs.append(logits[: len(q)] - logits[len(q) :])
+    d = np.vstack(diffs)
+    model = LogisticRegression(fit_intercept=False).fit(
+        np.vstack([d, -d]), np.r_[np.ones(len(d)), np.zeros(len(d))]
+    )
+    np.testing.assert_allclose(est.rank_meta_.coef_, model.coef_, rtol=1e-6)
+    assert est.rank_meta_.intercept_ == 0.0 and (model.coef_ > 0).all()
+    columns = [
+        np.concatenate(b.rank_many(queries, cands)) for b in (plain.bases_[0], extra.fit(train))
+    ]
+    np.testing.assert_allclose(
+        np.concatenate(ranked), model.predict_proba(_logits(columns))[:, 1], rtol=1e-6
+    )
+    with pytest.raises(ValueError, match="ranking must be one of"):
+        StackedVerifier((base,), ranking="pairs").fit(train)
+
+
+def test_pairwise_ranking_on_training_pairs_without_authors_ranks_with_the_meta_model():
+    pairs = synthetic_pairs(n_pairs=60, seed=4)
+    base = CharNgramCosine(max_features=1000)
+    est = StackedVerifier((base,), ranking="pairwise").fit(pairs)
+    meta = StackedVerifier((base,)).fit(pairs)
+    q, c = pairs.unknown[:2], [pairs.unknown[2:5], pairs.unknown[5:7]]
+    for a, b in zip(est.rank_many(q, c), meta.rank_many(q, c)):
+        np.testing.assert_array_equal(a, b)

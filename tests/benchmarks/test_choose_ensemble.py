@@ -8,7 +8,6 @@ import pytest
 
 from baselines.registry import make
 from benchmarks.choose_ensemble import (
-    _PairwiseRanker,
     _ranking_candidates,
     choose,
     held_one_of_k,
@@ -31,12 +30,13 @@ def test_ranking_candidates_differ_in_rank_bases_and_meta_model():
     assert _rank_base_names(got["pairwise + dist300"]) == ["MaskedVerifier"]
     # the registered stack is the candidate the study chose
     registered = make("ensemble", 0)
-    assert _rank_base_names(registered) == ["MaskedVerifier"]
-    assert registered.rank_bases[0].masker.get_params() == (
-        got["bases + dist300"].rank_bases[0].masker.get_params()
-    )
-    assert isinstance(got["pairwise"], _PairwiseRanker)
-    assert not isinstance(got["bases"], _PairwiseRanker)
+    assert _rank_base_names(registered) == ["LambdaG"] and registered.ranking == "pairwise"
+    assert repr(registered) == repr(got["pairwise + lambdag"])
+    assert {n: s.ranking for n, s in got.items() if n.startswith("bases")} == {
+        "bases": "meta",
+        "bases + lambdag": "meta",
+        "bases + dist300": "meta",
+    }
     # the registered stack's bases in every candidate
     names = [type(b).__name__ for b in registered.bases]
     for stack in got.values():

@@ -1,6 +1,8 @@
+import dataclasses
+
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
@@ -8,6 +10,7 @@ from sklearn.exceptions import NotFittedError
 from baselines.random_guess import RandomGuess
 from stylo.corpus import Corpus, PairSet, join_known
 from stylo.text_input import has_text
+from stylo.training_draws import training_triplets
 from stylo.verifier import NO_ANSWER, Verifier, rank_each_query, training_pairs
 
 
@@ -130,6 +133,82 @@ def test_training_pairs_from_corpus_are_labelled_right(corpus):
     assert again.known == ps.known and again.unknown == ps.unknown
     with pytest.raises(ValueError, match="two authors"):
         training_pairs(Corpus.from_lists(["a", "b"], ["x", "x"]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    labels=st.lists(
+        st.tuples(st.integers(0, 3), st.one_of(st.none(), st.integers(0, 2))),
+        min_size=3,
+        max_size=20,
+    ),
+    seed=st.integers(0, 1000),
+)
+def test_cross_topic_training_pairs_follow_the_rule_where_the_corpus_allows(labels, seed):
+    authors = [f"a{a}" for a, _ in labels]
+    topics = [None if t is None else f"t{t}" for _, t in labels]
+    c = Corpus.from_lists([f"x{i}" for i in range(len(labels))], authors, topics=topics)
+    c = dataclasses.replace(c, pair_rule="cross_topic")
+    if len(set(authors)) < 2 or max(authors.count(a) for a in authors) < 2:
+        with pytest.raises(ValueError, match="two authors"):
+            training_pairs(c, n_pairs=9, seed=seed)
+        return
+    ps = training_pairs(c, n_pairs=9, seed=seed)
+    assert len(ps) == 9 and ps.labels.sum() == 4
+    at = {f"x{i}": (authors[i], topics[i]) for i in range(len(labels))}
+    # a side is drawn by the rule whenever any pair of the corpus follows it
+    ok = [
+        any(
+            (authors[i] == authors[j]) == same
+            and topics[i] is not None
+            and topics[j] is not None
+            and (topics[i] == topics[j]) != same
+            for i in range(len(labels))
+            for j in range(len(labels))
+            if i != j
+        )
+        for same in (False, True)
+    ]
+    for a, b, same in zip(ps.known_joined, ps.unknown, ps.labels):
+        (author_a, topic_a), (author_b, topic_b) = at[a], at[b]
+        assert a != b and (author_a == author_b) == same
+        if ok[int(same)]:
+            assert topic_a is not None and topic_b is not None and (topic_a == topic_b) != same
+    again = training_pairs(c, n_pairs=9, seed=seed)
+    assert again.known == ps.known and again.unknown == ps.unknown
+
+
+@pytest.mark.parametrize("rule", ["any", "cross_topic"])
+def test_training_triplets_put_a_same_author_text_beside_another_authors(rule):
+    authors = [f"a{i % 4}" for i in range(24)]
+    topics = [f"t{(i // 4) % 3}" for i in range(24)]  # every author on every topic, twice
+    c = Corpus.from_lists([f"x{i}" for i in range(24)], authors, topics=topics)
+    c = dataclasses.replace(c, pair_rule=rule)
+    at = dict(zip(c.texts, zip(authors, topics)))
+    q, same, other = training_triplets(c, 50, seed=2)
+    assert len(q) == len(same) == len(other) == 50
+    for x, s, o in zip(q, same, other):
+        assert x != s and at[x][0] == at[s][0] and at[x][0] != at[o][0]
+        if rule == "cross_topic":
+            assert at[x][1] != at[s][1] and at[x][1] == at[o][1]
+    assert training_triplets(c, 50, seed=2) == (q, same, other)
+    # one topic each: no cross-topic query, so the triplets are drawn as under "any"
+    single = Corpus.from_lists(c.texts, authors, topics=authors)
+    assert training_triplets(dataclasses.replace(single, pair_rule="cross_topic"), 9, 2) == (
+        training_triplets(single, 9, 2)
+    )
+    with pytest.raises(ValueError, match="two authors"):
+        training_triplets(Corpus.from_lists(["a", "b"], ["x", "y"]), 3)
+
+
+def test_pair_rule_is_checked_and_kept_by_subsets(corpus):
+    with pytest.raises(ValueError, match="pair_rule must be one of"):
+        dataclasses.replace(corpus, pair_rule="cross-topic")
+    crossed = dataclasses.replace(corpus, pair_rule="cross_topic")
+    assert crossed.subset(np.arange(5)).pair_rule == "cross_topic"
+    assert crossed.filter(np.arange(20) < 10, "first half").pair_rule == "cross_topic"
+    with pytest.raises(ValueError, match="pair_rule 'cross_topic' but no topic column"):
+        training_pairs(crossed)
 
 
 def test_random_guess_is_seeded_and_order_free():

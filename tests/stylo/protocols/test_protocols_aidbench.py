@@ -117,6 +117,7 @@ def test_one_to_one_training_corpus_is_disjoint():
     if task.train is not None:
         assert not used & set(task.train.ids)
         assert not test_authors & set(task.train.authors)
+    assert task.train is None or task.train.pair_rule == "any"
     loose = OneToOne(train_policy="disjoint_texts").sample(
         corpus, {"mix": "50/150", "cross_topic": False}, seed=0
     )
@@ -402,6 +403,16 @@ def test_guardian_every_aidbench_task_has_usable_training_data(dataset):
             assert task.train is not None and not _test_ids(task) & set(task.train.ids)
             assert task.info["train_policy"] in ("disjoint_texts", "reserve")
             assert len(training_pairs(task.train, n_pairs=20)) == 20
+            # the training pairs follow the test pairs' cross-topic rule
+            cross = setting.get("cross_topic", False)
+            assert task.train.pair_rule == ("cross_topic" if cross else "any")
+            if not cross:
+                continue
+            pairs = training_pairs(task.train, n_pairs=40)
+            f = task.train.frame
+            author, topic = dict(zip(f["text"], f["author"])), dict(zip(f["text"], f["topic"]))
+            for a, b, same in zip(pairs.known_joined, pairs.unknown, pairs.labels):
+                assert (author[a] == author[b]) == same and (topic[a] == topic[b]) != same
 
 
 def test_imdb62_one_to_one_has_usable_training_data(dataset):
