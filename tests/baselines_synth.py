@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import strategies as st
 
 from stylo.corpus import Corpus, PairSet
 
@@ -56,3 +57,23 @@ def synthetic_pairs(n_pairs: int = 40, n_words: int = 150, seed: int = 0) -> Pai
         unknown.append(_text(rng, vocab, s2, n_words))
         same.append(is_same)
     return PairSet.from_lists(known, unknown, same=same, name="synthetic_pairs")
+
+
+def author_topic_labels(n_authors: int, n_topics: int, min_size: int, max_size: int):
+    """Hypothesis strategy: a list of (author index, topic index or None), one per text."""
+    return st.lists(
+        st.tuples(
+            st.integers(0, n_authors - 1), st.one_of(st.none(), st.integers(0, n_topics - 1))
+        ),
+        min_size=min_size,
+        max_size=max_size,
+    )
+
+
+def labelled_corpus(labels) -> tuple[Corpus, list[str], list[str | None]]:
+    """(corpus of texts ``x0, x1, ...``, their authors ``a<i>``, their topics ``t<j>`` or None)
+    from :func:`author_topic_labels`' labels."""
+    authors = [f"a{a}" for a, _ in labels]
+    topics = [None if t is None else f"t{t}" for _, t in labels]
+    texts = [f"x{i}" for i in range(len(labels))]
+    return Corpus.from_lists(texts, authors, topics=topics), authors, topics

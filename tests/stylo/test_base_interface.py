@@ -2,6 +2,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+from baselines_synth import author_topic_labels, labelled_corpus
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
@@ -136,18 +137,9 @@ def test_training_pairs_from_corpus_are_labelled_right(corpus):
 
 
 @settings(max_examples=60, deadline=None)
-@given(
-    labels=st.lists(
-        st.tuples(st.integers(0, 3), st.one_of(st.none(), st.integers(0, 2))),
-        min_size=3,
-        max_size=20,
-    ),
-    seed=st.integers(0, 1000),
-)
+@given(labels=author_topic_labels(4, 3, min_size=3, max_size=20), seed=st.integers(0, 1000))
 def test_cross_topic_training_pairs_follow_the_rule_where_the_corpus_allows(labels, seed):
-    authors = [f"a{a}" for a, _ in labels]
-    topics = [None if t is None else f"t{t}" for _, t in labels]
-    c = Corpus.from_lists([f"x{i}" for i in range(len(labels))], authors, topics=topics)
+    c, authors, topics = labelled_corpus(labels)
     c = dataclasses.replace(c, pair_rule="cross_topic")
     if len(set(authors)) < 2 or max(authors.count(a) for a in authors) < 2:
         with pytest.raises(ValueError, match="two authors"):

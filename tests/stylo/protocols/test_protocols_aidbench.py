@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from baselines_synth import author_topic_labels, labelled_corpus
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -37,18 +38,12 @@ def _meta(corpus):
 # -- the pair index against brute force -------------------------------------------------------
 @settings(max_examples=60, deadline=None)
 @given(
-    labels=st.lists(
-        st.tuples(st.integers(0, 4), st.one_of(st.none(), st.integers(0, 3))),
-        min_size=2,
-        max_size=25,
-    ),
+    labels=author_topic_labels(5, 4, min_size=2, max_size=25),
     cross=st.booleans(),
     seed=st.integers(0, 1000),
 )
 def test_pair_rules_match_brute_force(labels, cross, seed):
-    authors = [f"a{a}" for a, _ in labels]
-    topics = [None if t is None else f"t{t}" for _, t in labels]
-    c = Corpus.from_lists([f"x{i}" for i in range(len(labels))], authors, topics=topics)
+    c, authors, topics = labelled_corpus(labels)
     if cross and not c.has_topics:
         with pytest.raises(ProtocolError, match="no topic labels, so the cross-topic rule"):
             PairRules(c, cross)
