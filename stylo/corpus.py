@@ -22,7 +22,7 @@ __all__ = ["Corpus", "PairSet", "FilterStep", "PAIR_RULES", "UNKNOWN_AUTHORS", "
 #: labelled ``<UNK>``); such texts share no known author with anything, so sampling skips them
 UNKNOWN_AUTHORS = frozenset({"<UNK>"})
 
-#: how labelled training pairs are drawn from a Corpus (:func:`stylo.verifier.training_pairs`)
+#: how labelled training pairs are drawn from a Corpus (:mod:`stylo.training_draws`)
 PAIR_RULES = ("any", "cross_topic")
 
 
@@ -95,7 +95,7 @@ class Corpus:
     order they were loaded in.
 
     ``pair_rule`` says how a method draws labelled training pairs from it
-    (:func:`stylo.verifier.training_pairs`): ``"any"`` (two texts of one author, or of two
+    (:mod:`stylo.training_draws`): ``"any"`` (two texts of one author, or of two
     authors) or ``"cross_topic"`` (same-author pairs across topics, different-author pairs
     within one: AIDBench's Guardian rule). A protocol whose test pairs follow a rule gives its
     training corpus that rule, so that what a method learns from pairs is learnt on pairs drawn
