@@ -36,12 +36,7 @@ def training_pairs(X: PairSet | Corpus, n_pairs: int = 200, seed: int = 0) -> Pa
         raise TypeError(f"expected a PairSet or a Corpus, got {type(X).__name__}")
     rng = np.random.default_rng(seed)
     groups = {a: rng.permutation(idx) for a, idx in X.by_author().items()}
-    multi = [a for a, idx in groups.items() if len(idx) >= 2]
-    if not multi or len(groups) < 2:
-        raise ValueError(
-            f"corpus {X.name!r} needs an author with two texts and at least two "
-            f"authors to draw training pairs"
-        )
+    multi = _multi_text_authors(X, groups, "training pairs")
     cross = _CrossTopicPartners(X) if X.pair_rule == "cross_topic" else None
     n_pos = n_pairs // 2
     pos = cross.draw(n_pos, True, rng) if cross else None
@@ -63,6 +58,18 @@ def training_pairs(X: PairSet | Corpus, n_pairs: int = 200, seed: int = 0) -> Pa
         same=[True] * len(pos) + [False] * len(neg),
         name=f"{X.name}:training_pairs",
     )
+
+
+def _multi_text_authors(corpus: Corpus, groups: dict, what: str) -> list[str]:
+    """The authors of ``groups`` (author -> text positions) with two texts or more; an error
+    naming ``what`` could not be drawn when there is none or fewer than two authors."""
+    multi = [a for a, idx in groups.items() if len(idx) >= 2]
+    if not multi or len(groups) < 2:
+        raise ValueError(
+            f"corpus {corpus.name!r} needs an author with two texts and at least two "
+            f"authors to draw {what}"
+        )
+    return multi
 
 
 class _CrossTopicPartners:
@@ -133,12 +140,7 @@ def training_triplets(corpus: Corpus, n: int, seed: int = 0) -> tuple[list, list
     rng = np.random.default_rng([seed, 5])
     groups = corpus.by_author()
     names = list(groups)
-    multi = [a for a in names if len(groups[a]) >= 2]
-    if not multi or len(names) < 2:
-        raise ValueError(
-            f"corpus {corpus.name!r} needs an author with two texts and at least two "
-            f"authors to draw training triplets"
-        )
+    multi = _multi_text_authors(corpus, groups, "training triplets")
     texts, out = corpus.texts, ([], [], [])
     cross = _CrossTopicPartners(corpus) if corpus.pair_rule == "cross_topic" else None
     drawn = cross.draw_triplets(n, rng) if cross else None
