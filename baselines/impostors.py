@@ -28,7 +28,13 @@ Algorithm, for one problem (known profile K, unknown text U) and a pool of impos
    (default AUC x c@1, Kestemont et al.'s criterion for PAN13-15). Margins crowd around 0.5,
    where the 0.01 grid of p1/p2 would leave few cuts: they are first replaced by their
    mid-rank quantile among the training problems' margins (interpolated; a monotone map;
-   ``ScoreCalibrator(quantiles=True)``).
+   ``ScoreCalibrator(quantiles=True)``). The training problems are scored against the
+   training texts, while a transductive call's problems are scored against a pool that holds
+   the call's texts too (often far more of them, and with repeated authors the query author's
+   own): margins shift with the pool. ``shift_pool="call"`` fits the grey zone in each call
+   instead, on the training problems scored beside the call's problems against the same pool;
+   ``benchmarks/choose_impostors.py`` measured it on training data and kept the fit-time zone
+   (it loses where the training set is tiny: PAN13's 10 problems).
 
 Impostor pool: the texts ``fit`` saw (a Corpus's texts or a PairSet's known/unknown texts)
 plus, with ``transductive=True`` (default, as Kestemont et al. did on PAN14), the texts of the
@@ -73,6 +79,7 @@ from stylo.verifier import NO_ANSWER, Verifier, attribution_problems, training_p
 __all__ = ["GeneralImpostors"]
 
 _SCORES = ("margin", "wins")
+_SHIFT_POOLS = ("call", "training")
 
 
 # -- kernels ---------------------------------------------------------------------------------
@@ -393,14 +400,19 @@ class GeneralImpostors(Verifier):
     score : what verification reads: ``"margin"`` (default) or ``"wins"``, the win rate (see
         the module docstring).
     shift : fit the score-shifting grey zone on the training problems.
+    shift_pool : the impostor pool the training problems are scored against for that fit:
+        ``"training"`` (default) once at ``fit``, against the training texts; ``"call"``
+        again in each verification call, beside the call's problems and against the same pool
+        (with ``transductive``, the call's texts too; see the module docstring).
     objective : what the grey zone maximises: ``"auc_c1"``, ``"pan21"`` or
         ``"pan20-baseline"`` (see ``baselines.calibration``).
     random_state : seed of the feature masks and impostor picks.
     n_jobs : Numba threads (None = Numba's default).
 
-    Attributes: ``counter_``, ``pool_x_`` (the training pool's relative frequencies) and
-    ``calibrator_`` (None without ``shift``; with ``score="margin"`` it maps margins through
-    their training quantiles first).
+    Attributes: ``counter_``, ``pool_x_`` (the training pool's relative frequencies),
+    ``calibrator_`` (the grey zone fitted at ``fit``; None without ``shift`` or when it is fitted
+    per call; with ``score="margin"`` it maps margins through their training quantiles first)
+    and ``shift_pairs_`` (the training problems a call's grey zone is fitted on, else None).
     """
 
     def __init__(
@@ -415,6 +427,7 @@ class GeneralImpostors(Verifier):
         transductive: bool = True,
         score: str = "margin",
         shift: bool = True,
+        shift_pool: str = "training",
         objective: str = "auc_c1",
         random_state: int = 0,
         n_jobs: int | None = None,
@@ -429,6 +442,7 @@ class GeneralImpostors(Verifier):
         self.transductive = transductive
         self.score = score
         self.shift = shift
+        self.shift_pool = shift_pool
         self.objective = objective
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -436,6 +450,8 @@ class GeneralImpostors(Verifier):
     def _validate(self) -> None:
         if self.score not in _SCORES:
             raise ValueError(f"score must be one of {_SCORES}, got {self.score!r}")
+        if self.shift_pool not in _SHIFT_POOLS:
+            raise ValueError(f"shift_pool must be one of {_SHIFT_POOLS}, got {self.shift_pool!r}")
         if int(self.n_iter) < 1:
             raise ValueError(f"n_iter must be >= 1, got {self.n_iter}")
         if not 0.0 < float(self.feature_fraction) <= 1.0:
@@ -461,20 +477,36 @@ class GeneralImpostors(Verifier):
         pool = list(row_of)
         self.pool_index_ = {t: i for i, t in enumerate(pool)}
         self.pool_x_ = relative_frequencies(counts[list(row_of.values())])
-        self.calibrator_ = None
+        self.calibrator_ = self.shift_pairs_ = None
         if self.shift:
             pairs = training_pairs(X, seed=self.random_state)
-            raw = self._verification_scores(pairs.known, pairs.unknown)
-            self.calibrator_ = ScoreCalibrator(
-                platt=False, quantiles=self.score == "margin", objective=self.objective
-            )
-            self.calibrator_.fit(raw, pairs.labels)
+            if self.shift_pool == "call":
+                self.shift_pairs_ = pairs
+            else:
+                raw = self._verification_scores(pairs.known, pairs.unknown)
+                self.calibrator_ = self._new_calibrator().fit(raw, pairs.labels)
+
+    def _new_calibrator(self) -> ScoreCalibrator:
+        return ScoreCalibrator(
+            platt=False, quantiles=self.score == "margin", objective=self.objective
+        )
 
     def _score_impl(self, texts_a, texts_b):
-        return self._shifted(self._verification_scores([[a] for a in texts_a], texts_b))
+        return self._verified([[a] for a in texts_a], texts_b)
 
     def _problem_impl(self, known_lists, unknowns):
-        return self._shifted(self._verification_scores(known_lists, unknowns))
+        return self._verified(known_lists, unknowns)
+
+    def _verified(self, known_lists, unknowns) -> np.ndarray:
+        """Verification answers: raw scores through the grey zone, fitted at ``fit`` or, with
+        ``shift_pool="call"``, on the training problems scored in this call beside
+        ``known_lists``/``unknowns`` (same feature masks and impostor picks, same pool)."""
+        if self.shift_pairs_ is None:
+            return self._shifted(self._verification_scores(known_lists, unknowns))
+        pairs = self.shift_pairs_
+        n = len(pairs.unknown)
+        raw = self._verification_scores([*pairs.known, *known_lists], [*pairs.unknown, *unknowns])
+        return self._new_calibrator().fit(raw[:n], pairs.labels).transform(raw[n:])
 
     def _rank_many_impl(self, queries, candidate_lists):
         # ranking needs an order, not an answer: the continuous margin, without the grey zone

@@ -109,14 +109,41 @@ def small_gi(**kw):
     return GeneralImpostors(**params)
 
 
-def test_separates_synthetic_authors(data):
+@pytest.mark.parametrize("shift_pool", ["call", "training"])
+def test_separates_synthetic_authors(data, shift_pool):
     _, train, test = data
-    gi = small_gi().fit(train)
+    gi = small_gi(shift_pool=shift_pool).fit(train)
     scores = gi.score_problems(test)
     assert scores.shape == (len(test),)
     assert np.all((scores >= 0) & (scores <= 1))
     assert auc(test.labels, scores) > 0.9
-    assert 0.0 < gi.calibrator_.p1_ <= gi.calibrator_.p2_ < 1.0
+    if shift_pool == "training":
+        assert 0.0 < gi.calibrator_.p1_ <= gi.calibrator_.p2_ < 1.0
+    else:
+        assert gi.calibrator_ is None and gi.shift_pairs_ is train
+
+
+def test_call_grey_zone_is_fitted_on_training_problems_scored_in_the_call(data):
+    corpus, _, test = data
+    gi = small_gi(shift_pool="call").fit(corpus)
+    pairs = gi.shift_pairs_
+    assert len(pairs) == 200 and pairs.labels.sum() == 100  # drawn from the corpus at fit
+    n = len(pairs)
+    raw = gi._raw_scores([*pairs.known, *test.known], [*pairs.unknown, *test.unknown], True)
+    # the call's texts join the pool: the training problems score otherwise than at fit
+    assert not np.allclose(raw[:n], gi.raw_scores(pairs))
+    want = gi._new_calibrator().fit(raw[:n], pairs.labels).transform(raw[n:])
+    np.testing.assert_array_equal(gi.score_problems(test), want)
+    # the call's labels are never read
+    flipped = PairSet.from_lists(test.known, test.unknown, same=~test.labels.astype(bool))
+    np.testing.assert_array_equal(gi.score_problems(flipped), want)
+
+
+def test_call_grey_zone_equals_the_fitted_one_when_the_pool_is_the_training_texts(data):
+    corpus, _, test = data
+    call = small_gi(transductive=False, shift_pool="call").fit(corpus).score_problems(test)
+    once = small_gi(transductive=False, shift_pool="training").fit(corpus)
+    np.testing.assert_array_equal(call, once.score_problems(test))
 
 
 def test_deterministic_with_random_state(data):
@@ -163,6 +190,8 @@ def test_bad_parameters_raise(data):
         GeneralImpostors(feature_fraction=0.0).fit(corpus)
     with pytest.raises(ValueError, match=r"score must be one of \('margin', 'wins'\), got 'x'"):
         GeneralImpostors(score="x").fit(corpus)
+    with pytest.raises(ValueError, match=r"shift_pool must be one of \('call', 'training'\)"):
+        GeneralImpostors(shift_pool="test").fit(corpus)
 
 
 @pytest.mark.real_data

@@ -1,5 +1,6 @@
 """The General Impostors score study's candidates: the win rate, and the margin with the win
-rate's score shifting, a Platt map or its training quantiles (the registered verifier)."""
+rate's score shifting, a Platt map or its training quantiles (the registered verifier), and
+the last with its grey zone fitted in each call."""
 
 from __future__ import annotations
 
@@ -19,7 +20,9 @@ def test_candidates_differ_only_in_the_verification_score():
         make("impostors", 0).get_params()
     )
     want = GeneralImpostors().fit(train)._raw_scores(test.known, test.unknown, margin=True)
-    for est in (margin, platt, quantile):
+    call = _CANDIDATES["margin-quantile-call"]().fit(train)
+    assert call.get_params() == {**quantile.get_params(), "shift_pool": "call"}
+    for est in (margin, platt, quantile, call):
         np.testing.assert_array_equal(est.raw_scores(test), want)
         # a monotone map of the margin
         s = est.score_problems(test)
