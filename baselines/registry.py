@@ -312,7 +312,8 @@ register(
     "ensemble-attribution",
     "baselines.attribution_ensemble:EnsembleAttributor",
     "PAN18/19 winners' recipe: char 2-5, distorted char 1-3, word 1-3 and word-masked char "
-    "1-4 TF-IDF, L2 and max-abs scaled, one linear SVM each, decision values averaged, "
+    "1-4 TF-IDF, L2 and max-abs scaled, one linear SVM each, decision values averaged "
+    "with weights from each view's accuracy on held-out folds of the known texts, "
     "refitted with each candidate's most confident texts; unknown author below a lead "
     "fitted on simulated open-set training problems",
     kind="attribution",

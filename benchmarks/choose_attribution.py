@@ -41,7 +41,8 @@ _WINNERS = (("char", (2, 5)), ("distorted", (1, 3)), ("word", (1, 3)))
 #: round's choice (l2-maxabs-zscore) and on its runner-up with both scalings; then, around the
 #: second round's choice, the SVMs' C, the words kept by the distortion and svm-attribution's
 #: char 1-4-grams as a fourth view (every round before the third kept 300 words); then a fourth
-#: view of the text with every word masked (punctuation, spacing and word lengths)
+#: view of the text with every word masked (punctuation, spacing and word lengths); then the
+#: views weighed by their cross-validated accuracy on each problem's known texts
 _ROUND1 = {
     "l2-mean (previous)": {"scaling": "l2", "combination": "mean"},
     "l2-zscore": {"scaling": "l2"},
@@ -67,16 +68,18 @@ _ROUNDS_2_3 = {
     "+ char 1-4": {"distortion_k": 300, "views": (("char", (1, 4)),) + _WINNERS},
 }
 #: the configurations compared; "chosen" is the class's defaults
+_EQUAL = {"weighting": "equal"}  # every round before the fifth weighed the views alike
 CANDIDATES = (
     {
-        name: {"self_training": 0.0, "distortion_k": 300, "views": _WINNERS, **p}
+        name: {"self_training": 0.0, "distortion_k": 300, "views": _WINNERS, **_EQUAL, **p}
         for name, p in _ROUND1.items()
     }
-    | {name: {"views": _WINNERS, **p} for name, p in _ROUNDS_2_3.items()}
+    | {name: {"views": _WINNERS, **_EQUAL, **p} for name, p in _ROUNDS_2_3.items()}
     | {
-        "+ masked char 1-3": {"views": _WINNERS + (("masked", (1, 3)),)},
-        "chosen: + masked char 1-4": {},
-        "+ masked char 2-5": {"views": _WINNERS + (("masked", (2, 5)),)},
+        "+ masked char 1-3": {"views": _WINNERS + (("masked", (1, 3)),), **_EQUAL},
+        "+ masked char 1-4 (fourth round's choice)": _EQUAL,
+        "+ masked char 2-5": {"views": _WINNERS + (("masked", (2, 5)),), **_EQUAL},
+        "chosen: views weighted by cv": {},
     }
 )
 _CLOSED_CORPORA = ("imdb62", "guardian", "pan18_cdaa", "enron", "blog")

@@ -121,17 +121,37 @@ def test_margin_is_fitted_on_simulated_training_problems_and_rejects(corpus):
     assert EnsembleAttributor().fit(corpus).reject_margin_ == 0.0
 
 
-def _reference_decisions(known, texts, views, scaling, combination, min_df=2, pseudo=None):
+def _reference_weights(rows, labels):
+    """Each view's accuracy above chance on three folds of the known rows (every candidate's
+    texts dealt round them in order), normalised; equal if none is above chance."""
+    fold = np.zeros(len(labels), dtype=int)
+    for c in set(labels):
+        fold[labels == c] = np.arange(np.sum(labels == c)) % 3
+    above = []
+    for x in rows:
+        right = 0
+        for f in range(3):
+            fit = LinearSVC(random_state=0).fit(x[fold != f], labels[fold != f])
+            right += np.sum(fit.decision_function(x[fold == f]).argmax(axis=1) == labels[fold == f])
+        above.append(max(right / len(labels) - 1 / len(set(labels)), 0.0))
+    above = np.array(above)
+    return above / above.sum() if above.sum() > 0 else np.full(len(rows), 1 / len(rows))
+
+
+def _reference_decisions(
+    known, texts, views, scaling, combination, min_df=2, pseudo=None, weighting="equal"
+):
     """The ensemble written out with scikit-learn's vectorizers, view by view (and scaling
     by scaling, for a tuple of them); ``pseudo`` = (mask of texts, their labels) joins the
-    known texts' rows in every model's training rows."""
+    known texts' rows in every model's training rows; ``weighting="cv"`` weighs the views by
+    ``_reference_weights``."""
     everything = [t for c in known for t in c] + texts
     labels = np.repeat(np.arange(len(known)), [len(c) for c in known])
     rewritten = {
         kind: TextDistortion(k=k).fit(everything).transform(everything)
         for kind, k in (("distorted", 100), ("masked", 0))
     }
-    total = 0
+    decisions, known_rows = [], []
     scalings = [scaling] if isinstance(scaling, str) else scaling
     for (kind, ngram_range), scaling in itertools.product(views, scalings):
         vectorizer = TfidfVectorizer(
@@ -150,14 +170,18 @@ def _reference_decisions(known, texts, views, scaling, combination, min_df=2, ps
         if scaling.endswith("maxabs"):
             x = MaxAbsScaler().fit_transform(x)
         x_known, x_texts, y = x[: len(labels)], x[len(labels) :], labels
+        known_rows.append(x_known)
         if pseudo is not None:
             x_known = sp.vstack([x_known, x_texts[pseudo[0]]])
             y = np.concatenate([labels, pseudo[1]])
         d = LinearSVC(random_state=0).fit(x_known, y).decision_function(x_texts)
         if combination == "zscore":
             d = (d - d.mean(axis=1, keepdims=True)) / d.std(axis=1, keepdims=True)
-        total = total + d
-    return total / (len(views) * len(scalings))
+        decisions.append(d)
+    if weighting == "equal":
+        return sum(decisions) / len(decisions)
+    weights = _reference_weights(known_rows, labels)
+    return sum(w * d for w, d in zip(weights, decisions, strict=True))
 
 
 @pytest.mark.parametrize(
@@ -171,13 +195,18 @@ def _reference_decisions(known, texts, views, scaling, combination, min_df=2, ps
         (("maxabs", "l2"), "mean"),
     ],
 )
-def test_decisions_agree_with_a_view_by_view_reference(scaling, combination, monkeypatch):
+@pytest.mark.parametrize("weighting", ["equal", "cv"])
+def test_decisions_agree_with_a_view_by_view_reference(
+    scaling, combination, weighting, monkeypatch
+):
     monkeypatch.setattr(attribution_ensemble, "_GRAM_MAX_ROWS", 0)  # the reference's rows
     known, texts, _ = attribution_problem(n_candidates=4, seed=5)
-    m = EnsembleAttributor(scaling=scaling, combination=combination, self_training=0.0).fit()
+    m = EnsembleAttributor(
+        scaling=scaling, combination=combination, weighting=weighting, self_training=0.0
+    ).fit()
     np.testing.assert_allclose(
         m._decisions(known, texts),
-        _reference_decisions(known, texts, _VIEWS, scaling, combination),
+        _reference_decisions(known, texts, _VIEWS, scaling, combination, weighting=weighting),
         rtol=1e-6,
         atol=1e-8,
     )
@@ -207,8 +236,10 @@ def test_self_training_refits_on_an_equal_number_of_confident_texts_per_candidat
     chosen = _balanced_confident(plain, 1.0)
     assert chosen.sum() >= 4  # something joins, or the test below shows nothing
     got = EnsembleAttributor(self_training=1.0, **one).fit()._decisions(known, texts)
+    # the views keep the weights their models earned on the known texts alone
+    pseudo = (chosen, plain.argmax(axis=1)[chosen])
     want = _reference_decisions(
-        known, texts, _VIEWS, "l2-maxabs", "zscore", pseudo=(chosen, plain.argmax(axis=1)[chosen])
+        known, texts, _VIEWS, "l2-maxabs", "zscore", pseudo=pseudo, weighting="cv"
     )
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
     assert np.abs(got - plain).max() > 1e-2
@@ -319,3 +350,25 @@ def test_contract(corpus):
             EnsembleAttributor(scaling=scaling).fit()
     with pytest.raises(ValueError, match="combination must be one of"):
         EnsembleAttributor(combination="vote").fit()
+
+
+def test_cv_weights_follow_each_views_held_out_accuracy():
+    rng = np.random.default_rng(0)
+    labels = np.repeat(np.arange(3), 6)
+    signal = np.eye(3)[labels] * 3.0 + rng.normal(0, 0.3, (18, 3))  # separates the candidates
+    noise = rng.normal(0, 1.0, (18, 3))  # says nothing of them
+    m = EnsembleAttributor(weighting="cv")
+    w = m._view_weights([(signal, signal[:0]), (noise, noise[:0])], labels)
+    np.testing.assert_allclose(w.sum(), 1.0)
+    assert w[0] > 0.8 and w[0] > 4 * w[1]
+    np.testing.assert_allclose(w, _reference_weights([signal, noise], labels))
+    # equal weights: asked for, one view, no view above chance, or too few known texts
+    for got in (
+        EnsembleAttributor(weighting="equal")._view_weights([(signal, None)] * 2, labels),
+        m._view_weights([(noise, None)] * 2, labels),
+        m._view_weights([(signal[::6], None)] * 2, labels[::6]),
+    ):
+        np.testing.assert_array_equal(got, [0.5, 0.5])
+    np.testing.assert_array_equal(m._view_weights([(signal, None)], labels), [1.0])
+    with pytest.raises(ValueError, match=r"weighting must be one of \('equal', 'cv'\), got 'x'"):
+        EnsembleAttributor(weighting="x").fit()
