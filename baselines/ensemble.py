@@ -59,6 +59,8 @@ registration before) and 0.763 for the meta-model alone.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
@@ -330,15 +332,16 @@ class StackedVerifier(Verifier):
         k = int(self.n_folds)
         diffs = []
         with shared_counts(_texts(X)):
-            for f, (train, held) in enumerate(self._fold_parts(X)):
+            parts = list(self._fold_parts(X))
+            fold_rank_bases, rank_bases = self._rank_base_fits(X, [t for t, _ in parts])
+            for f, (_, held) in enumerate(parts):
                 queries, same, other = training_triplets(
                     held, int(self.n_pairs) // (2 * k), seed=self.random_state + f
                 )
                 pairs = PairSet.from_lists([[q] for q in queries * 2], same + other)
-                bases = [*self.fold_bases_[f], *(clone(b).fit(train) for b in self.rank_bases)]
+                bases = [*self.fold_bases_[f], *fold_rank_bases[f]]
                 logits = _logits([b.score_problems(pairs) for b in bases])
                 diffs.append(logits[: len(queries)] - logits[len(queries) :])
-            rank_bases = [clone(b).fit(X) for b in self.rank_bases]
         d = np.vstack(diffs)
         model = fit_one_thread(
             LogisticRegression(C=self.C, fit_intercept=False),
@@ -346,6 +349,28 @@ class StackedVerifier(Verifier):
             np.r_[np.ones(len(d)), np.zeros(len(d))],
         )
         return model, rank_bases
+
+    def _rank_base_fits(self, X, trains) -> tuple[list[list[Verifier]], list[Verifier]]:
+        """``rank_bases`` fitted on each of ``trains`` (the folds' training parts) and on
+        ``X``. A rank base that cannot be fitted on one of them (a ValueError: LambdaG needs
+        folds of its own inside a fold's training texts, which a small corpus of one's own may
+        not give) is left out of the ranking, with a warning, rather than failing it."""
+        per_fold, whole = [[] for _ in trains], []
+        for base in self.rank_bases:
+            try:
+                fits = [clone(base).fit(t) for t in trains]
+                fits.append(clone(base).fit(X))
+            except ValueError as exc:
+                warnings.warn(
+                    f"{type(self).__name__}: rank base {type(base).__name__} left out of the "
+                    f"ranking: {exc}",
+                    stacklevel=5,
+                )
+                continue
+            for fold, fit in zip(per_fold, fits[:-1], strict=True):
+                fold.append(fit)
+            whole.append(fits[-1])
+        return per_fold, whole
 
     def _attribute_impl(self, candidates, texts):
         got = [b.attribute(candidates, texts) for b in self.bases_]

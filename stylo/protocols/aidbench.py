@@ -54,7 +54,11 @@ three or more texts in the whole corpus, for whom step 3 can guarantee two train
    every author with 3+ texts keeps two for training and one for the test pool); the test
    items are drawn from the rest and train is every text they do not use. Small corpora whose
    test items use almost every text (Guardian cross-topic) end here. If the smaller pool
-   cannot supply the requested test items, the ``disjoint_texts`` result of step 2 is kept.
+   cannot supply the requested test items, the ``disjoint_texts`` result of step 2 is kept,
+   unless step 2 left no training text at all: then one-to-two draws as many triplets as the
+   pool holds (``info["setting"]`` says how many, ``info["setting_requested"]`` what the
+   setting asked for), so that a small corpus of one's own still trains the methods that fit
+   (24 texts of six authors: 120 triplets and 12 training texts instead of 200 and none).
 
 ``task.info["train_policy"]`` records the policy actually used and ``info["train_usable"]``
 whether it met the minimum. ``train_policy`` may also name one of the three to force it.
@@ -206,9 +210,13 @@ class _AIDBench(Protocol):
         try:
             test, used_in_pool, info = self._draw(pool, setting, seed)
         except ProtocolError:
-            if fallback is None:
+            smaller = self._fewer_items(pool, setting)
+            if fallback is not None and (fallback[1] is not None or smaller is None):
+                return self._task(setting, seed, need, *fallback)
+            if smaller is None:
                 raise
-            return self._task(setting, seed, need, *fallback)
+            test, used_in_pool, info = self._draw(pool, smaller, seed)
+            info = {**info, "setting_requested": dict(setting)}
         used = pd.Index(corpus.ids).get_indexer(pool.ids[sorted(used_in_pool)])
         train = self._train(corpus, set(used.tolist()), column, sets, "disjoint_texts")
         return self._task(setting, seed, need, "reserve", train, test, info, int(reserved.sum()))
@@ -232,6 +240,11 @@ class _AIDBench(Protocol):
             "n_reserved_for_train": n_reserved,
         }
         return Task(self.name, dict(setting), seed, train, test, info)
+
+    def _fewer_items(self, pool: Corpus, setting: dict) -> dict | None:
+        """A setting asking for only the test items ``pool`` can supply, when fewer than the
+        setting's own but some; None where the protocol keeps its number (the default)."""
+        return None
 
     def _reserve(self, corpus: Corpus, seed: int) -> np.ndarray:
         """Boolean mask of the texts set aside for training (see the module docstring)."""
@@ -323,6 +336,11 @@ class OneToTwo(_AIDBench):
         data = known_authors(data)
         rules = _default_rules(data)
         return [{"cross_topic": rules.cross_topic}] if _n_triplets(rules) >= self.n_triplets else []
+
+    def _fewer_items(self, pool: Corpus, setting: dict) -> dict | None:
+        possible = _n_triplets(PairRules(pool, self._cross_topic(pool, setting)))
+        asked = int(setting.get("n_triplets", self.n_triplets))
+        return {**setting, "n_triplets": possible} if 0 < possible < asked else None
 
     def _draw(self, corpus: Corpus, setting: dict, seed: int):
         cross = self._cross_topic(corpus, setting)

@@ -328,6 +328,29 @@ def test_pairwise_ranking_learns_from_out_of_fold_triplets_at_the_first_ranking(
         StackedVerifier((base,), ranking="pairs").fit(train)
 
 
+class _NeedsManyTexts(CharNgramCosine):
+    """A rank base that, as LambdaG on a small corpus, cannot be fitted on a fold's part."""
+
+    def _fit_impl(self, X, y):
+        if len(X) < 40:
+            raise ValueError("too few texts for my folds")
+        super()._fit_impl(X, y)
+
+
+def test_a_rank_base_that_cannot_fit_on_a_fold_is_left_out_with_a_warning(corpus):
+    train, texts = corpus.subset(np.arange(40)), corpus.texts[40:]
+    base = CharNgramCosine(max_features=2000)
+    kw = dict(n_pairs=90, ranking="pairwise")
+    est = StackedVerifier((base,), rank_bases=(_NeedsManyTexts(max_features=500),), **kw)
+    without = StackedVerifier((base,), **kw)
+    queries, cands = [texts[0], texts[1]], [texts[2:6], texts[6:8]]
+    with pytest.warns(UserWarning, match="rank base _NeedsManyTexts left out of the ranking: too"):
+        ranked = est.fit(train).rank_many(queries, cands)
+    assert est.rank_bases_ == []
+    for a, b in zip(ranked, without.fit(train).rank_many(queries, cands), strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_pairwise_ranking_on_training_pairs_without_authors_ranks_with_the_meta_model():
     pairs = synthetic_pairs(n_pairs=60, seed=4)
     base = CharNgramCosine(max_features=1000)

@@ -385,6 +385,21 @@ def test_reserve_falls_back_when_the_smaller_pool_cannot_supply_the_test():
         OneToOne(train_policy="everything").sample(c, {"mix": "1/1"}, seed=0)
 
 
+def test_one_to_two_draws_fewer_triplets_rather_than_train_on_nothing():
+    # 6 authors x 4 texts: 200 triplets need every text, and the reserved pool holds 120
+    c = Corpus.from_lists([f"x{i}" for i in range(24)], [f"a{i // 4}" for i in range(24)])
+    task = OneToTwo().sample(c, {"cross_topic": False}, seed=0)
+    assert task.setting == {"cross_topic": False}
+    assert task.info["train_policy"] == "reserve" and task.info["train_usable"]
+    assert len(task.train) == 12 and len(task.test.frame) == task.info["n_triplets"] == 120
+    assert task.info["setting"] == {"cross_topic": False, "n_triplets": 120}
+    assert task.info["setting_requested"] == {"cross_topic": False}
+    assert not _test_ids(task) & set(task.train.ids)
+    # a pool of the requested size keeps the requested number, without the note
+    enough = OneToTwo(n_triplets=100).sample(c, {"cross_topic": False}, seed=0)
+    assert enough.info["n_triplets"] == 100 and "setting_requested" not in enough.info
+
+
 def test_guardian_every_aidbench_task_has_usable_training_data(dataset):
     corpus = dataset("guardian")
     protocols = [
