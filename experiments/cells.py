@@ -4,7 +4,8 @@ Each finished cell is stored as ``<out>/cells/<key>.json`` (spec, status, metric
 task info, error and traceback for a failed cell), written atomically: a temporary file in the
 same folder is renamed over the target, so a reader never sees half a file. Per-item scores, when
 the protocol returns them, go to ``<key>.scores.parquet`` (``.csv.gz`` without pyarrow), written
-before the JSON, which is the cell's commit marker. A cell whose JSON says ``ok`` is done (a rerun
+before the JSON, which is the cell's commit marker. A cell whose JSON says ``ok`` or
+``inapplicable`` (a method that must be fitted on a task with no training data) is done (a rerun
 skips it); a record file that is not a JSON object (truncated by a full disk, edited by hand) is
 reported on one stderr line and read as missing.
 """
@@ -21,7 +22,10 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["CellStore", "write_atomic"]
+__all__ = ["DONE", "CellStore", "write_atomic"]
+
+#: statuses of a cell a rerun does not compute again (``failed`` cells are retried)
+DONE = ("ok", "inapplicable")
 
 
 def write_atomic(path: Path, data: bytes, durable: bool = True) -> None:
@@ -97,7 +101,7 @@ class CellStore:
 
     def is_done(self, key: str) -> bool:
         rec = self.read(key)
-        return rec is not None and rec.get("status") == "ok"
+        return rec is not None and rec.get("status") in DONE
 
     def scores(self, record: dict) -> pd.DataFrame | None:
         name = record.get("scores_file")

@@ -45,6 +45,7 @@ __all__ = [
     "position_bias",
     "protocol_tables",
     "replicates",
+    "split_failures",
     "summarise",
     "write_report",
     "write_tables",
@@ -89,14 +90,20 @@ _PACKAGES = [
 
 
 def collect(out_dir: str | Path, keys: set[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The tidy results table and a table of failed cells (key, spec columns, error), from
-    every stored cell or only those of ``keys``."""
+    """The tidy results table and a table of the cells without results (key, spec columns,
+    ``status``: ``failed`` or ``inapplicable``, error), from every stored cell or only those of
+    ``keys``."""
     rows, failures = [], []
     for rec in CellStore(out_dir).records(keys):
         base = {**row_identity(rec["spec"]), "key": rec["key"]}
         if rec.get("status") != "ok":
             failures.append(
-                {**base, "error": rec.get("error", ""), "traceback": rec.get("traceback", "")}
+                {
+                    **base,
+                    "status": rec.get("status", "failed"),
+                    "error": rec.get("error", ""),
+                    "traceback": rec.get("traceback", ""),
+                }
             )
             continue
         for r in rec["rows"]:
@@ -114,7 +121,17 @@ def collect(out_dir: str | Path, keys: set[str] | None = None) -> tuple[pd.DataF
     table = table.sort_values(
         ["dataset", "protocol", "setting", "method", "seed", "group", "metric"], kind="mergesort"
     ).reset_index(drop=True)
-    return table, pd.DataFrame(failures, columns=[*TABLE_COLUMNS[:5], "key", "error", "traceback"])
+    columns = [*TABLE_COLUMNS[:5], "key", "status", "error", "traceback"]
+    return table, pd.DataFrame(failures, columns=columns)
+
+
+def split_failures(failures: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`collect`'s cells without results as (failed, inapplicable); a table without a
+    ``status`` column is all failures."""
+    if "status" not in failures.columns:
+        return failures, failures.iloc[:0]
+    inapplicable = failures["status"] == "inapplicable"
+    return failures[~inapplicable], failures[inapplicable]
 
 
 def write_tables(table: pd.DataFrame, out_dir: str | Path) -> list[Path]:
@@ -328,8 +345,10 @@ def write_report(
     plot_notes: list[str] | None = None,
 ) -> Path:
     """Write ``REPORT.md`` and return its path; ``summary`` is :func:`summarise` of ``table``;
+    ``failures`` is :func:`collect`'s second table (failed and inapplicable cells);
     ``plot_notes`` (from :func:`experiments.plots.make_plots`) say which plots were not drawn
     and why."""
+    failed, inapplicable = split_failures(failures)
     out = Path(out_dir)
     published = load_published() if published is None else published
     s = info.get("summary", {})
@@ -343,7 +362,8 @@ def write_report(
         f"{info.get('machine', {}).get('cpus')} CPUs  ",
         f"Started {info.get('started')}, finished {info.get('finished')}  ",
         f"Cells: {s.get('total', '?')} in the grid, {s.get('already_done', '?')} reused, "
-        f"{s.get('computed', '?')} computed, {len(failures)} failed{_not_run(s)}.",
+        f"{s.get('computed', '?')} computed, {len(failed)} failed"
+        f"{f', {len(inapplicable)} not applicable' if len(inapplicable) else ''}{_not_run(s)}.",
         "",
         "Values are mean ± std (sample std, n-1) over groups and seeds; AIDBench protocols in "
         "percent, PAN protocols as fractions. `n`: items one run scored (texts, triplets, "
@@ -421,12 +441,27 @@ def write_report(
         title, *body = explained.read_text(encoding="utf-8").splitlines() or [""]
         corpus = title.split(": ", 1)[1] if ": " in title else "?"
         lines += [f"## Named entities in the neural verifiers' attributions ({corpus})", *body, ""]
-    if len(failures):
+    if len(failed):
         lines += ["## Failed cells", ""]
-        for f in failures.itertuples():
+        for f in failed.itertuples():
             lines += [
                 f"- `{f.key}` {f.dataset} / {f.protocol} / {setting_label(f.setting)} / "
                 f"{f.method} / seed {f.seed}: {f.error}"
+            ]
+        lines.append("")
+    if len(inapplicable):
+        lines += [
+            "## Cells that do not apply",
+            "",
+            "A method that must be fitted, on a task that leaves no training data (every text "
+            "is in its test items); per task, the methods:",
+            "",
+        ]
+        by_task = inapplicable.groupby(["dataset", "protocol", "setting", "seed"], sort=True)
+        for (dataset, protocol, setting, seed), group in by_task:
+            lines += [
+                f"- {dataset} / {protocol} / {setting_label(setting)} / seed {seed}: "
+                f"{', '.join(sorted(group['method']))}"
             ]
         lines.append("")
     if plots or plot_notes:

@@ -7,9 +7,12 @@ cells.
 
 Exit codes:
   0    every cell of the grid succeeded (corpora of the default grid that are not on this
-       machine are left out, each on a "skipped:" line)
+       machine are left out, each on a "skipped:" line) or does not apply: a method that
+       must be fitted, on a task that leaves no training data (a small corpus of one's own),
+       is listed in REPORT.md's "Cells that do not apply", not run
   1    some cells failed: the tables, manifest.json and REPORT.md (which lists the failures)
-       are written, and rerunning the same command retries the failed cells only
+       are written, and rerunning the same command retries the failed cells only; or no cell
+       applies
   2    a usage problem, told in one line on stderr; nothing is computed: a bad option value
        (--n-jobs 0 or below -1, a negative --max-cells or --seed, --scheduler without
        --backend dask, --backend dask without dask.distributed installed, an --out that is a
@@ -44,7 +47,14 @@ from experiments.grid import (
 )
 from experiments.methods import MASKINGS
 from experiments.plots import make_plots
-from experiments.report import collect, manifest, summarise, write_report, write_tables
+from experiments.report import (
+    collect,
+    manifest,
+    split_failures,
+    summarise,
+    write_report,
+    write_tables,
+)
 from experiments.runner import dask_distributed, machine, release_loky_workers, run
 from experiments.suite import Suite
 from stylo._cli import OneLineParser, output_folder_problem
@@ -391,8 +401,16 @@ def main(
         f"{len(plots)} plot(s)",
         file=sys.stderr,
     )
-    if len(failures):
-        print(f"run_all: {len(failures)} cell(s) failed; see {report}", file=sys.stderr)
+    failed, inapplicable = split_failures(failures)
+    if len(failed):
+        print(f"run_all: {len(failed)} cell(s) failed; see {report}", file=sys.stderr)
+        return 1
+    if table.empty and len(inapplicable):
+        print(
+            f"run_all: none of the {len(inapplicable)} cell(s) applies (their methods must be "
+            f"fitted and the tasks leave no training data); see {report}",
+            file=sys.stderr,
+        )
         return 1
     return 0
 

@@ -37,7 +37,7 @@ from experiments.heap import keep_freed_memory
 from experiments.suite import Suite
 from stylo.llm.backend import model_clock
 from stylo.progress import listening
-from stylo.protocols.base import fit_seconds
+from stylo.protocols.base import NoTrainingData, fit_seconds
 
 __all__ = [
     "RunSummary",
@@ -170,6 +170,8 @@ def execute_cell(
             model_seconds=model.seconds,
             info=_safe_info(getattr(task, "info", {})),
         )
+    except NoTrainingData as exc:  # the method cannot run on this task: not a failure
+        record.update(status="inapplicable", error=str(exc), runtime=time.perf_counter() - t0)
     except Exception as exc:  # recorded, so one bad cell does not stop the grid
         record.update(_failure(exc), runtime=time.perf_counter() - t0)
     finally:
@@ -219,7 +221,8 @@ def execute_task(
 @dataclass
 class RunSummary:
     """Counts of one ``run`` call: cells in the grid, found done, computed now, failed now,
-    and left for later (``max_cells``)."""
+    left for later (``max_cells``) and, of those computed now, not applicable (a method that
+    must be fitted on a task with no training data)."""
 
     total: int
     already_done: int
@@ -227,11 +230,13 @@ class RunSummary:
     failed: int
     not_run: int
     seconds: float
+    inapplicable: int = 0
 
     def __str__(self) -> str:
+        extra = f", {self.inapplicable} not applicable" if self.inapplicable else ""
         return (
             f"{self.total} cells: {self.already_done} already done, {self.computed} computed "
-            f"({self.failed} failed), {self.not_run} not run; {self.seconds:.1f} s"
+            f"({self.failed} failed{extra}), {self.not_run} not run; {self.seconds:.1f} s"
         )
 
 
@@ -414,7 +419,7 @@ def run(
         shutil.rmtree(progress_dir, ignore_errors=True)
         Path(progress_dir).mkdir()
     payloads = [(suite, group, store_dir, progress_dir) for group in schedule(todo, suite)]
-    computed = failed = 0
+    computed = failed = inapplicable = 0
     if payloads:
         results = (
             _dask_results(payloads, n_jobs, scheduler)
@@ -432,7 +437,8 @@ def run(
                     if not record.get("stored"):
                         store.write(record, scores)
                     computed += 1
-                    failed += record["status"] != "ok"
+                    failed += record["status"] == "failed"
+                    inapplicable += record["status"] == "inapplicable"
                 if failed:  # the postfix is the workers' progress, see _showing_progress
                     bar.set_description_str(f"stylo grid ({failed} failed)", refresh=False)
                 bar.update(len(task_results))
@@ -443,6 +449,7 @@ def run(
         failed=failed,
         not_run=len(pending) - len(todo),
         seconds=time.perf_counter() - t0,
+        inapplicable=inapplicable,
     )
 
 

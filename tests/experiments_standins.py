@@ -16,6 +16,7 @@ from sklearn.metrics import roc_auc_score
 
 from stylo.corpus import Corpus
 from stylo.datasets import DatasetNotAvailable
+from stylo.protocols.base import fit_clone
 from stylo.verifier import Verifier
 
 _WORDS = [f"w{i}" for i in range(60)]
@@ -150,6 +151,15 @@ class FailingVerification(ToyVerification):
     def evaluate(self, method, task: ToyTask) -> pd.DataFrame:
         if task.y.mean() < 0.5:
             raise ConnectionError("stand-in server unreachable")
+        return super().evaluate(method, task)
+
+
+class FittingVerification(ToyVerification):
+    """Fits the method as the real protocols do (``fit_clone``), on a task without training
+    data: a method that must be fitted does not apply."""
+
+    def evaluate(self, method, task: ToyTask) -> pd.DataFrame:
+        fit_clone(method, task.train)
         return super().evaluate(method, task)
 
 

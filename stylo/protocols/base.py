@@ -30,6 +30,7 @@ from stylo.verifier import Verifier
 __all__ = [
     "Protocol",
     "Task",
+    "NoTrainingData",
     "ProtocolError",
     "RankingQuery",
     "Triplets",
@@ -47,6 +48,11 @@ __all__ = [
 
 class ProtocolError(ValueError):
     """A protocol cannot be applied as asked: too few authors, texts or topics, bad setting."""
+
+
+class NoTrainingData(ProtocolError):
+    """A method that must be fitted meets a task with no training data: the cell does not
+    apply (a grid records it as such, not as a failure)."""
 
 
 @dataclass(frozen=True)
@@ -158,7 +164,7 @@ def fit_clone(method: Verifier, train: Corpus | PairSet | None) -> Verifier:
     is a :class:`ProtocolError`. The fit's time is added to :func:`fit_seconds`."""
     est = clone(method)
     if train is None and getattr(est, "requires_fit", True):
-        raise ProtocolError(f"{type(est).__name__} needs training data but this task has none")
+        raise NoTrainingData(f"{type(est).__name__} needs training data but this task has none")
     start = time.perf_counter()
     try:
         return est.fit(train)

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from experiments_standins import (
     FailingVerification,
+    FittingVerification,
     InterruptingVerification,
     ToyRanking,
     ToyVerification,
@@ -133,6 +134,41 @@ def test_run_all_exit_code_and_outputs(tmp_path, capsys):
         grid=GRID,
     )
     assert code == 0
+
+
+def test_a_method_that_must_be_fitted_on_a_task_without_training_data_does_not_apply(
+    tmp_path, capsys
+):
+    fitting = {"toy_verification": FittingVerification()}
+    grid = toy_grid("toy", seeds=[0], methods=("random", "naive"))
+    cells = expand(grid, Suite(fitting, toy_loader)).cells
+    summary = run(cells, tmp_path / "run", Suite(fitting, toy_loader), progress=False)
+    assert (summary.computed, summary.failed, summary.inapplicable) == (4, 0, 2)
+    assert "(0 failed, 2 not applicable)" in str(summary)
+    table, failures = collect(tmp_path / "run")
+    assert set(table["method"]) == {"random"}
+    assert list(failures["status"]) == ["inapplicable"] * 2 and set(failures["method"]) == {"naive"}
+    assert failures["error"].str.fullmatch("NaiveDistance needs training data but .*").all()
+    # done: a rerun computes nothing
+    again = run(cells, tmp_path / "run", Suite(fitting, toy_loader), progress=False)
+    assert (again.already_done, again.computed) == (4, 0)
+    out = tmp_path / "res"
+    argv = ["--out", str(out), "--no-progress", "--no-plots"]
+    assert run_all.main(argv, protocols=fitting, loader=toy_loader, grid=grid) == 0
+    report = (out / "REPORT.md").read_text()
+    assert "0 failed, 2 not applicable." in report and "## Failed cells" not in report
+    assert "## Cells that do not apply" in report
+    assert "- toy / toy_verification / mix=half / seed 0: naive" in report
+    # nothing applies: not a success
+    alone = toy_grid("toy", seeds=[0], methods=("naive",))
+    code = run_all.main(
+        ["--out", str(tmp_path / "none"), "--no-progress", "--no-plots"],
+        protocols=fitting,
+        loader=toy_loader,
+        grid=alone,
+    )
+    assert code == 1
+    assert "none of the 2 cell(s) applies" in capsys.readouterr().err
 
 
 def test_write_atomic_never_leaves_a_partial_file(tmp_path, monkeypatch):
