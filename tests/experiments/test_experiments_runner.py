@@ -127,13 +127,13 @@ def test_run_all_exit_code_and_outputs(tmp_path, capsys):
     assert manifest["summary"]["failed"] == 2
     report = (out / "REPORT.md").read_text()
     assert "## Failed cells" in report and "ConnectionError" in report
-    code = run_all.main(
-        ["--out", str(tmp_path / "ok"), "--no-progress", "--no-plots"],
-        protocols=PROTOCOLS,
-        loader=toy_loader,
-        grid=GRID,
-    )
-    assert code == 0
+    assert _run_all(tmp_path / "ok", PROTOCOLS, GRID) == 0
+
+
+def _run_all(out, protocols, grid) -> int:
+    """``run_all``'s exit code on the stand-in protocols and loader."""
+    argv = ["--out", str(out), "--no-progress", "--no-plots"]
+    return run_all.main(argv, protocols=protocols, loader=toy_loader, grid=grid)
 
 
 def test_a_method_that_must_be_fitted_on_a_task_without_training_data_does_not_apply(
@@ -153,21 +153,13 @@ def test_a_method_that_must_be_fitted_on_a_task_without_training_data_does_not_a
     again = run(cells, tmp_path / "run", Suite(fitting, toy_loader), progress=False)
     assert (again.already_done, again.computed) == (4, 0)
     out = tmp_path / "res"
-    argv = ["--out", str(out), "--no-progress", "--no-plots"]
-    assert run_all.main(argv, protocols=fitting, loader=toy_loader, grid=grid) == 0
+    assert _run_all(out, fitting, grid) == 0
     report = (out / "REPORT.md").read_text()
     assert "0 failed, 2 not applicable." in report and "## Failed cells" not in report
     assert "## Cells that do not apply" in report
     assert "- toy / toy_verification / mix=half / seed 0: naive" in report
     # nothing applies: not a success
-    alone = toy_grid("toy", seeds=[0], methods=("naive",))
-    code = run_all.main(
-        ["--out", str(tmp_path / "none"), "--no-progress", "--no-plots"],
-        protocols=fitting,
-        loader=toy_loader,
-        grid=alone,
-    )
-    assert code == 1
+    assert _run_all(tmp_path / "none", fitting, toy_grid("toy", methods=("naive",))) == 1
     assert "none of the 2 cell(s) applies" in capsys.readouterr().err
 
 
