@@ -210,11 +210,13 @@ class _AIDBench(Protocol):
         try:
             test, used_in_pool, info = self._draw(pool, setting, seed)
         except ProtocolError:
-            smaller = self._fewer_items(pool, setting)
-            if fallback is not None and (fallback[1] is not None or smaller is None):
-                return self._task(setting, seed, need, *fallback)
+            # fewer test items only where "auto" found no training text at all
+            no_train = fallback is not None and fallback[1] is None
+            smaller = self._fewer_items(pool, setting) if no_train else None
             if smaller is None:
-                raise
+                if fallback is None:
+                    raise
+                return self._task(setting, seed, need, *fallback)
             test, used_in_pool, info = self._draw(pool, smaller, seed)
             info = {**info, "setting_requested": dict(setting)}
         used = pd.Index(corpus.ids).get_indexer(pool.ids[sorted(used_in_pool)])

@@ -398,6 +398,9 @@ def test_one_to_two_draws_fewer_triplets_rather_than_train_on_nothing():
     # a pool of the requested size keeps the requested number, without the note
     enough = OneToTwo(n_triplets=100).sample(c, {"cross_topic": False}, seed=0)
     assert enough.info["n_triplets"] == 100 and "setting_requested" not in enough.info
+    # asked for by name, the reserve keeps the number asked for or says it cannot
+    with pytest.raises(ProtocolError, match="asked for 200 one-to-two triplets"):
+        OneToTwo(train_policy="reserve").sample(c, {"cross_topic": False}, seed=0)
 
 
 def test_guardian_every_aidbench_task_has_usable_training_data(dataset):
