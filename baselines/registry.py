@@ -313,7 +313,8 @@ register(
     "baselines.attribution_ensemble:EnsembleAttributor",
     "PAN18/19 winners' recipe: char 2-5, distorted char 1-3, word 1-3 and word-masked char "
     "1-4 TF-IDF, L2 and max-abs scaled, one linear SVM each, decision values averaged "
-    "with weights from each view's accuracy on held-out folds of the known texts, "
+    "with weights from each view's accuracy on folds of the known texts cut along their "
+    "topic axis, "
     "refitted with each candidate's most confident texts; unknown author below a lead "
     "fitted on simulated open-set training problems",
     kind="attribution",

@@ -42,7 +42,8 @@ _WINNERS = (("char", (2, 5)), ("distorted", (1, 3)), ("word", (1, 3)))
 #: second round's choice, the SVMs' C, the words kept by the distortion and svm-attribution's
 #: char 1-4-grams as a fourth view (every round before the third kept 300 words); then a fourth
 #: view of the text with every word masked (punctuation, spacing and word lengths); then the
-#: views weighed by their cross-validated accuracy on each problem's known texts
+#: views weighed by their cross-validated accuracy on each problem's known texts; then with
+#: the folds cut along the known texts' topic axis
 _ROUND1 = {
     "l2-mean (previous)": {"scaling": "l2", "combination": "mean"},
     "l2-zscore": {"scaling": "l2"},
@@ -79,7 +80,8 @@ CANDIDATES = (
         "+ masked char 1-3": {"views": _WINNERS + (("masked", (1, 3)),), **_EQUAL},
         "+ masked char 1-4 (fourth round's choice)": _EQUAL,
         "+ masked char 2-5": {"views": _WINNERS + (("masked", (2, 5)),), **_EQUAL},
-        "chosen: views weighted by cv": {},
+        "views weighted by cv (fifth round's choice)": {"weighting": "cv"},
+        "chosen: cv folds along the topic axis": {},
     }
 )
 _CLOSED_CORPORA = ("imdb62", "guardian", "pan18_cdaa", "enron", "blog")

@@ -11,14 +11,20 @@ import pytest
 import scipy.sparse as sp
 from attribution_synth import attribution_problem
 from baselines_synth import synthetic_corpus
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from sklearn.decomposition import PCA
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.preprocessing import MaxAbsScaler
 from sklearn.svm import LinearSVC
 
 from baselines import attribution_ensemble
-from baselines.attribution_ensemble import EnsembleAttributor, _balanced_confident, _gram_factor
+from baselines.attribution_ensemble import (
+    EnsembleAttributor,
+    _balanced_confident,
+    _first_axis,
+    _gram_factor,
+)
 from baselines.svm import lead_scores
 from stylo.corpus import Corpus
 from stylo.features import TextDistortion, gram
@@ -121,12 +127,18 @@ def test_margin_is_fitted_on_simulated_training_problems_and_rejects(corpus):
     assert EnsembleAttributor().fit(corpus).reject_margin_ == 0.0
 
 
-def _reference_weights(rows, labels):
+def _reference_weights(rows, labels, axis=None):
     """Each view's accuracy above chance on three folds of the known rows (every candidate's
-    texts dealt round them in order), normalised; equal if none is above chance."""
+    texts dealt round them in order, or cut into three runs along ``axis``), normalised; equal
+    if none is above chance."""
     fold = np.zeros(len(labels), dtype=int)
     for c in set(labels):
-        fold[labels == c] = np.arange(np.sum(labels == c)) % 3
+        mine = np.flatnonzero(labels == c)
+        if axis is None:
+            fold[mine] = np.arange(len(mine)) % 3
+        else:
+            for k, i in enumerate(sorted(mine, key=lambda i: axis[i])):
+                fold[i] = 3 * k // len(mine)
     above = []
     for x in rows:
         right = 0
@@ -138,13 +150,21 @@ def _reference_weights(rows, labels):
     return above / above.sum() if above.sum() > 0 else np.full(len(rows), 1 / len(rows))
 
 
+def _reference_axis(x):
+    """The rows' first principal component (scikit-learn), signed as ``_first_axis`` signs
+    it."""
+    got = PCA(n_components=1, svd_solver="full").fit_transform(x)[:, 0]
+    return got if got[np.argmax(np.abs(got))] > 0 else -got
+
+
 def _reference_decisions(
     known, texts, views, scaling, combination, min_df=2, pseudo=None, weighting="equal"
 ):
     """The ensemble written out with scikit-learn's vectorizers, view by view (and scaling
     by scaling, for a tuple of them); ``pseudo`` = (mask of texts, their labels) joins the
     known texts' rows in every model's training rows; ``weighting="cv"`` weighs the views by
-    ``_reference_weights``."""
+    ``_reference_weights``, ``"topic"`` too, its folds along the first word view's principal
+    axis (scikit-learn's PCA)."""
     everything = [t for c in known for t in c] + texts
     labels = np.repeat(np.arange(len(known)), [len(c) for c in known])
     rewritten = {
@@ -180,7 +200,11 @@ def _reference_decisions(
         decisions.append(d)
     if weighting == "equal":
         return sum(decisions) / len(decisions)
-    weights = _reference_weights(known_rows, labels)
+    axis = None
+    if weighting == "topic":
+        word = known_rows[[kind for kind, _ in views].index("word") * len(scalings)]
+        axis = _reference_axis(word.toarray())
+    weights = _reference_weights(known_rows, labels, axis)
     return sum(w * d for w, d in zip(weights, decisions, strict=True))
 
 
@@ -195,7 +219,7 @@ def _reference_decisions(
         (("maxabs", "l2"), "mean"),
     ],
 )
-@pytest.mark.parametrize("weighting", ["equal", "cv"])
+@pytest.mark.parametrize("weighting", ["equal", "cv", "topic"])
 def test_decisions_agree_with_a_view_by_view_reference(
     scaling, combination, weighting, monkeypatch
 ):
@@ -239,7 +263,7 @@ def test_self_training_refits_on_an_equal_number_of_confident_texts_per_candidat
     # the views keep the weights their models earned on the known texts alone
     pseudo = (chosen, plain.argmax(axis=1)[chosen])
     want = _reference_decisions(
-        known, texts, _VIEWS, "l2-maxabs", "zscore", pseudo=pseudo, weighting="cv"
+        known, texts, _VIEWS, "l2-maxabs", "zscore", pseudo=pseudo, weighting="topic"
     )
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
     assert np.abs(got - plain).max() > 1e-2
@@ -248,6 +272,41 @@ def test_self_training_refits_on_an_equal_number_of_confident_texts_per_candidat
             EnsembleAttributor(**bad).fit()
     with pytest.raises(ValueError, match="self_training_rounds must be an int"):
         EnsembleAttributor(self_training_rounds=-1).fit()
+
+
+def test_cv_folds_along_the_topic_axis_cut_each_candidate_into_runs():
+    labels = np.repeat(np.arange(3), 7)
+    rng = np.random.default_rng(1)
+    # view 0 tells the candidates apart only on one side of the axis, view 1 on both
+    place = np.tile(np.arange(7.0), 3)
+    side = np.where((place < 3)[:, None], np.eye(3)[labels] * 3.0, 0.0)
+    one_sided = side + rng.normal(0, 0.3, (21, 3))
+    both = np.eye(3)[labels] * 3.0 + rng.normal(0, 0.3, (21, 3))
+    m = EnsembleAttributor(weighting="topic")
+    views = [(one_sided, None), (both, None)]
+    w = m._view_weights(views, labels, place)
+    np.testing.assert_allclose(w, _reference_weights([one_sided, both], labels, place))
+    # a run of texts unlike the rest is never seen in training: the one-sided view loses
+    # the weight that folds dealt in order give it
+    dealt = m._view_weights(views, labels)
+    assert w[0] == 0.0 and dealt[0] > 0.2
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(3, 12),
+    d=st.integers(2, 30),
+    seed=st.integers(0, 2**16),
+)
+def test_first_axis_is_the_first_principal_component(n, d, seed):
+    x = sp.random(n, d, density=0.5, format="csr", random_state=seed)
+    values = np.linalg.svd(x.toarray() - x.toarray().mean(axis=0), compute_uv=False)
+    # a first axis is defined when the first component stands apart from the second
+    assume(values[0] > 1e-6 and (len(values) < 2 or values[1] < 0.9 * values[0]))
+    want = _reference_axis(x.toarray())
+    for rows in (x.toarray(), x):  # the Gram factor's dense rows and sparse rows
+        got = _first_axis(rows)
+        np.testing.assert_allclose(got * np.linalg.norm(want), want, atol=1e-6)
 
 
 @settings(max_examples=40, deadline=None)
@@ -275,7 +334,8 @@ def test_views_of_a_set_of_texts_are_its_views_of_reordered_bit_for_bit():
     direct = m._views_of(everything)
     ordered = m._views_of([everything[i] for i in order])
     assert len(direct) == len(ordered) == 2 * len(m.views)  # two scalings each
-    for a, b in zip(direct, ordered, strict=True):
+    assert [kind for kind, _ in direct] == [kind for kind, _ in m.views for _ in range(2)]
+    for (_, a), (_, b) in zip(direct, ordered, strict=True):
         assert np.array_equal(a, b[np.ix_(where, where)])
     # kept views serve a problem with the same texts otherwise split, and only those
     views = {}
@@ -291,13 +351,13 @@ def test_fits_on_gram_rows_give_the_sparse_fits_decisions(monkeypatch):
     known, texts, _ = attribution_problem(n_candidates=4, seed=5)
     m = EnsembleAttributor().fit()
     everything = [t for c in known for t in c] + texts
-    x = m._view_matrices(everything, 0)[0][1]  # char 2-5-grams, L2 rows
+    x = m._view_matrices(everything, 0)[0][0][1]  # char 2-5-grams, L2 rows
     labels = np.repeat(np.arange(len(known)), [len(c) for c in known])
     k = len(labels)
     # one SVM solved tightly: the same problem on either rows, so the same decisions
     tight = {"tol": 1e-9, "max_iter": 100_000, "random_state": 0}
     monkeypatch.setattr(attribution_ensemble, "_GRAM_MAX_ROWS", 0)
-    sparse_x = m._view_matrices(everything, 0)[0][1]
+    sparse_x = m._view_matrices(everything, 0)[0][0][1]
     np.testing.assert_allclose(x @ x.T, (sparse_x @ sparse_x.T).toarray(), atol=1e-12)
     on_gram = LinearSVC(**tight).fit(x[:k], labels).decision_function(x[k:])
     on_sparse = LinearSVC(**tight).fit(sparse_x[:k], labels).decision_function(sparse_x[k:])
@@ -370,5 +430,5 @@ def test_cv_weights_follow_each_views_held_out_accuracy():
     ):
         np.testing.assert_array_equal(got, [0.5, 0.5])
     np.testing.assert_array_equal(m._view_weights([(signal, None)], labels), [1.0])
-    with pytest.raises(ValueError, match=r"weighting must be one of \('equal', 'cv'\), got 'x'"):
+    with pytest.raises(ValueError, match=r"weighting must be one of \('equal', 'cv', 'topic'\)"):
         EnsembleAttributor(weighting="x").fit()
