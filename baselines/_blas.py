@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from threadpoolctl import threadpool_limits
+from stylo._threads import blas_limit
 
 __all__ = ["fit_one_thread"]
 
@@ -16,5 +16,5 @@ def fit_one_thread(model, X, y):
     Measured on 2 cores: PPM on PAN15-en's 500 test pairs took 0.16 s when scored right after
     ``fit``, 0.105 s with the fit here (``benchmarks.bench_pancode_baselines``).
     """
-    with threadpool_limits(limits=1, user_api="blas"):
+    with blas_limit(1):
         return model.fit(X, y)

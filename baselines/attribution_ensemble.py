@@ -78,9 +78,9 @@ from scipy.sparse.linalg import LinearOperator, eigsh
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import MaxAbsScaler
 from sklearn.svm import LinearSVC
-from threadpoolctl import threadpool_limits
 
 from baselines.svm import lead_scores, top2_margin
+from stylo._threads import blas_limit
 from stylo.features import CharNgrams, EmptyVocabularyError, TextDistortion, WordNgrams, gram
 from stylo.metrics.classification import attribution_scores
 from stylo.progress import advance
@@ -438,7 +438,7 @@ def _gram_factor(products: np.ndarray) -> np.ndarray:
     of the number of non-zeros: a char 2-5-gram view of 245 texts and 1.7 million non-zeros
     was fitted in 1.7 s sparse, in 0.7 s for the Gram, its factor and the fit, and
     self-training's second fit reuses the factor."""
-    with threadpool_limits(limits=1, user_api="blas"):  # small; threads would only spin
+    with blas_limit(1):  # small; threads would only spin
         values, vectors = np.linalg.eigh(products)
     return vectors * np.sqrt(np.clip(values, 0.0, None))
 
@@ -463,7 +463,7 @@ def _first_axis(x) -> np.ndarray:
         vector = eigsh(op, k=1, which="LA", v0=start)[1][:, 0]
     else:
         centred = x - mean
-        with threadpool_limits(limits=1, user_api="blas"):
+        with blas_limit(1):
             vector = np.linalg.eigh(centred @ centred.T)[1][:, -1]
     return vector if vector[np.argmax(np.abs(vector))] > 0 else -vector
 

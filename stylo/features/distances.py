@@ -27,8 +27,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numba
 import numpy as np
 import scipy.sparse as sp
-from threadpoolctl import threadpool_limits
 
+from stylo._threads import blas_limit
 from stylo.features._validation import effective_n_jobs
 
 __all__ = [
@@ -402,7 +402,7 @@ def pairwise_cosine(X, Y, n_jobs=None):
     skip[busy] = True
     out = _run(_DOT, X, Y, None, n_jobs, skip)
     if busy.shape[0]:
-        with threadpool_limits(limits=effective_n_jobs(n_jobs), user_api="blas"):
+        with blas_limit(effective_n_jobs(n_jobs)):
             for a in range(0, busy.shape[0], _DENSE_BLOCK):
                 cols = busy[a : a + _DENSE_BLOCK]
                 out += X[:, cols].toarray() @ Y[:, cols].toarray().T
