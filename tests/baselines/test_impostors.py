@@ -1,5 +1,6 @@
 """General Impostors: kernels against their references, estimator contract, synthetic sanity."""
 
+import string
 import warnings
 
 import numpy as np
@@ -146,6 +147,48 @@ def test_call_grey_zone_equals_the_fitted_one_when_the_pool_is_the_training_text
     np.testing.assert_array_equal(call, once.score_problems(test))
 
 
+def _same_authors_later_texts():
+    """A corpus of four texts by each of 8 authors and problems on four other texts of each."""
+    big = synthetic_corpus(per_author=8, seed=7)
+    groups = big.by_author()
+    names = sorted(groups)
+    first = np.zeros(len(big.texts), dtype=bool)
+    first[[i for a in names for i in groups[a][:4]]] = True
+    known, unknown, same = [], [], []
+    for k, a in enumerate(names):
+        later = [big.texts[i] for i in groups[a][4:]]
+        other = big.texts[groups[names[(k + 1) % len(names)]][6]]
+        known += [later[:2], [later[3]]]
+        unknown += [later[2], other]
+        same += [True, False]
+    return big.subset(first), PairSet.from_lists(known, unknown, same=same)
+
+
+def test_auto_grey_zone_is_the_calls_for_texts_of_the_training_domain(data):
+    corpus, test = _same_authors_later_texts()
+    call = small_gi(shift_pool="call").fit(corpus).score_problems(test)
+    fitted = small_gi(shift_pool="training").fit(corpus).score_problems(test)
+    assert not np.array_equal(call, fitted)
+    auto = small_gi().fit(corpus)
+    assert auto.shift_pool == "auto" and 0.0 < auto.pool_nearness_ < 1.0
+    texts = [t for ks in test.known for t in ks] + list(test.unknown)
+    ratio = auto.domain_ratio_of(texts)
+    assert 0.8 < ratio < 1.25  # drawn as the training texts are
+    np.testing.assert_array_equal(auto.score_problems(test), call)
+    # the same texts asked for more nearness than they have: the fit-time zone
+    strict = small_gi(domain_ratio=ratio * 1.01).fit(corpus)
+    np.testing.assert_array_equal(strict.score_problems(test), fitted)
+    # texts of another domain (the same words in another alphabet): far below the ratio
+    cyrillic = str.maketrans(string.ascii_lowercase, "абвгдежзийклмнопрстуфхцчшщ")
+    assert auto.domain_ratio_of([t.translate(cyrillic) for t in texts]) < 0.1
+    # texts by authors the training texts lack, where each training text's nearest is by its
+    # own author: below the ratio too, so the fit-time zone is kept (as registered before)
+    unseen = data[2]
+    assert auto.domain_ratio_of([t for ks in unseen.known for t in ks]) < 0.8
+    # no new text (the call's texts are the training texts): no ratio, the fit-time zone
+    assert np.isnan(auto.domain_ratio_of(list(corpus.texts)))
+
+
 def test_deterministic_with_random_state(data):
     corpus, train, test = data
     a = small_gi(random_state=7).fit(corpus).score_problems(test)
@@ -190,8 +233,12 @@ def test_bad_parameters_raise(data):
         GeneralImpostors(feature_fraction=0.0).fit(corpus)
     with pytest.raises(ValueError, match=r"score must be one of \('margin', 'wins'\), got 'x'"):
         GeneralImpostors(score="x").fit(corpus)
-    with pytest.raises(ValueError, match=r"shift_pool must be one of \('call', 'training'\)"):
+    with pytest.raises(
+        ValueError, match=r"shift_pool must be one of \('auto', 'call', 'training'\)"
+    ):
         GeneralImpostors(shift_pool="test").fit(corpus)
+    with pytest.raises(ValueError, match="domain_ratio must be > 0, got 0"):
+        GeneralImpostors(domain_ratio=0).fit(corpus)
 
 
 @pytest.mark.real_data

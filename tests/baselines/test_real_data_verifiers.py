@@ -56,8 +56,10 @@ DETERMINISTIC_TOL = 1e-9
 # (the win rate: 0.765-0.782 and 0.707-0.767), so seed 0 is within 0.007 AUC and 0.036 overall
 # of every other seed. The margins (0.02 AUC, 0.065 overall) thus let a change of the random
 # stream pass while a real loss (e.g. the 0.05-0.09 AUC of a broken similarity, or going back
-# to the win rate) fails. Seed 0 itself is reproducible to the bit.
-IMPOSTORS = {"auc": (0.8748, 0.02), "overall": (0.7930, 0.065)}
+# to the win rate) fails. Seed 0 itself is reproducible to the bit. Re-measured 2026-12-06 when
+# the grey zone began to be fitted in the call for texts of the training texts' domain: seeds
+# 0-5 AUC 0.870-0.878, overall 0.837-0.848 (the zone moves overall, not the ordering).
+IMPOSTORS = {"auc": (0.8724, 0.02), "overall": (0.8410, 0.065)}
 
 
 @pytest.fixture(scope="module")
