@@ -468,8 +468,8 @@ class GeneralImpostors(Verifier):
             raise ValueError(f"score must be one of {_SCORES}, got {self.score!r}")
         if self.shift_pool not in _SHIFT_POOLS:
             raise ValueError(f"shift_pool must be one of {_SHIFT_POOLS}, got {self.shift_pool!r}")
-        if not float(self.domain_ratio) > 0.0:
-            raise ValueError(f"domain_ratio must be > 0, got {self.domain_ratio!r}")
+        if not isinstance(self.domain_ratio, (int, float)) or not self.domain_ratio > 0.0:
+            raise ValueError(f"domain_ratio must be a number > 0, got {self.domain_ratio!r}")
         if int(self.n_iter) < 1:
             raise ValueError(f"n_iter must be >= 1, got {self.n_iter}")
         if not 0.0 < float(self.feature_fraction) <= 1.0:
@@ -524,8 +524,9 @@ class GeneralImpostors(Verifier):
         """How near ``texts`` are to the training texts, as near as those are to each other:
         the median over the texts not among the training texts of the min-max similarity to
         their nearest training text, over ``pool_nearness_`` (the training texts' median
-        similarity to their nearest other training text); NaN where no text is new or the
-        training texts are fewer than two or share no feature."""
+        similarity to their nearest other training text); NaN where no text is new, or where
+        ``pool_nearness_`` is None or 0 (``shift_pool`` other than ``"auto"``, no ``shift``,
+        fewer than two training texts, or none sharing a feature with another)."""
         self._check_fitted()
         new = list(dict.fromkeys(t for t in texts if t not in self.pool_index_))
         if not new or not self.pool_nearness_:

@@ -237,8 +237,9 @@ def test_bad_parameters_raise(data):
         ValueError, match=r"shift_pool must be one of \('auto', 'call', 'training'\)"
     ):
         GeneralImpostors(shift_pool="test").fit(corpus)
-    with pytest.raises(ValueError, match="domain_ratio must be > 0, got 0"):
-        GeneralImpostors(domain_ratio=0).fit(corpus)
+    for bad in (0, -1.0, "0.8", None):
+        with pytest.raises(ValueError, match=f"domain_ratio must be a number > 0, got {bad!r}"):
+            GeneralImpostors(domain_ratio=bad).fit(corpus)
 
 
 @pytest.mark.real_data
