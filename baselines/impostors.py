@@ -422,8 +422,10 @@ class GeneralImpostors(Verifier):
     n_jobs : Numba threads (None = Numba's default).
 
     Attributes: ``counter_``, ``pool_x_`` (the training pool's relative frequencies),
-    ``calibrator_`` (the grey zone fitted at ``fit``; None without ``shift`` or when it is fitted
-    per call; with ``score="margin"`` it maps margins through their training quantiles first),
+    ``calibrator_`` (the fit-time grey zone: fitted at ``fit`` with ``shift_pool="training"``,
+    with ``"auto"`` at the first call below ``domain_ratio`` (None until then), never with
+    ``"call"`` or without ``shift``; with ``score="margin"`` it maps margins through their
+    training quantiles first),
     ``shift_pairs_`` (the training problems a call's grey zone is fitted on, else None) and
     ``pool_nearness_`` (with ``shift_pool="auto"``: the training texts' median min-max
     similarity to their nearest other training text; None with fewer than two).
@@ -500,9 +502,8 @@ class GeneralImpostors(Verifier):
             pairs = training_pairs(X, seed=self.random_state)
             if self.shift_pool != "training":
                 self.shift_pairs_ = pairs
-            if self.shift_pool != "call":
-                raw = self._verification_scores(pairs.known, pairs.unknown)
-                self.calibrator_ = self._new_calibrator().fit(raw, pairs.labels)
+            if self.shift_pool == "training":
+                self.calibrator_ = self._fit_time_zone(pairs)
             if self.shift_pool == "auto" and self.pool_x_.shape[0] > 1:
                 x = self.pool_x_
                 other = nearest_minmax(x, x, 2)[:, 1]  # the first is the text itself
@@ -547,6 +548,10 @@ class GeneralImpostors(Verifier):
             # NaN (no new text, or no nearness to compare with) stays below any ratio
             fit_time = not self.domain_ratio_of(texts) >= float(self.domain_ratio)
         if fit_time:
+            if self.calibrator_ is None and self.shift_pairs_ is not None:
+                # "auto" fits the fit-time zone at the first call that needs it: where every
+                # call reaches the ratio (the training domain's), it is never needed
+                self.calibrator_ = self._fit_time_zone(self.shift_pairs_)
             return self._shifted(self._verification_scores(known_lists, unknowns))
         pairs = self.shift_pairs_
         n = len(pairs.unknown)
@@ -568,6 +573,11 @@ class GeneralImpostors(Verifier):
         # tie those inside it at 0.5 and the first would win; 0.5 is a zero mean margin
         flat = self._raw_scores(*attribution_problems(candidates, texts), margin=True)
         return flat.reshape(len(texts), len(candidates))
+
+    def _fit_time_zone(self, pairs: PairSet) -> ScoreCalibrator:
+        """The grey zone of the training problems scored against the training texts alone."""
+        raw = self._verification_scores(pairs.known, pairs.unknown)
+        return self._new_calibrator().fit(raw, pairs.labels)
 
     def _shifted(self, raw: np.ndarray) -> np.ndarray:
         return raw if self.calibrator_ is None else self.calibrator_.transform(raw)

@@ -175,9 +175,13 @@ def test_auto_grey_zone_is_the_calls_for_texts_of_the_training_domain(data):
     ratio = auto.domain_ratio_of(texts)
     assert 0.8 < ratio < 1.25  # drawn as the training texts are
     np.testing.assert_array_equal(auto.score_problems(test), call)
-    # the same texts asked for more nearness than they have: the fit-time zone
+    assert auto.calibrator_ is None  # the fit-time zone was not needed, so never fitted
+    # the same texts asked for more nearness than they have: the fit-time zone, fitted then
     strict = small_gi(domain_ratio=ratio * 1.01).fit(corpus)
+    assert strict.calibrator_ is None
     np.testing.assert_array_equal(strict.score_problems(test), fitted)
+    assert strict.calibrator_ is not None
+    np.testing.assert_array_equal(strict.score_problems(test), fitted)  # kept, not refitted
     # texts of another domain (the same words in another alphabet): far below the ratio
     cyrillic = str.maketrans(string.ascii_lowercase, "абвгдежзийклмнопрстуфхцчшщ")
     assert auto.domain_ratio_of([t.translate(cyrillic) for t in texts]) < 0.1
@@ -285,7 +289,7 @@ def test_attribution_reads_the_margin_not_the_grey_zone(data):
     # a zone over nearly all of [0, 1] ties the answers inside it at 0.5; attribution must
     # still order the candidates, and put each text's own author first
     corpus, train, _ = data
-    gi = small_gi().fit(train)
+    gi = small_gi(shift_pool="training").fit(train)
     gi.calibrator_.p1_, gi.calibrator_.p2_ = 1e-9, 1 - 1e-9
     groups = corpus.by_author()
     names = sorted(groups)[:4]
