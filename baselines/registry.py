@@ -282,7 +282,7 @@ register(
 register(
     "impostors",
     "baselines.impostors:GeneralImpostors",
-    "General Impostors: char 4-gram min-max vs impostors, 100 iterations, score shifting; "
+    "General Impostors: char 4-gram min-max vs impostors, 50 iterations, score shifting; "
     "ranks by the impostor margin",
 )
 register(

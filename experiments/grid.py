@@ -343,7 +343,7 @@ def _prompt_cut(chars: int) -> dict[str, dict]:
 #: logits) on 2 training pairs of 16 tokens (the registry: 50 pairs, 128 tokens); the stacked
 #: verifier, which fits its four bases once a fold and once on all data, on 2 folds, not 3, and
 #: 300 out-of-fold pairs, not 600 (its 7 quick cells: 22.9 worker-seconds, 27.6 with 600);
-#: General Impostors 25 iterations, not 100; LambdaG 10 reference models, not 30
+#: General Impostors 25 iterations, not 50; LambdaG 10 reference models, not 30
 _QUICK_METHOD_PARAMS = {
     "llm-likelihood": {"n_train_pairs": 2, "max_text_tokens": 16},
     "bert-pair": dict(_QUICK_NEURAL),

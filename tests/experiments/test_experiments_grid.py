@@ -210,7 +210,7 @@ def test_method_params_enter_the_key_and_reach_the_verifier():
     assert "method_params" not in a.spec() and b.spec()["method_params"] == {"n_iter": 7}
     assert a.key != b.key and a.task_key == b.task_key
     suite = Suite(PROTOCOLS, toy_loader)
-    assert suite.method(a).n_iter == 100 and suite.method(b).n_iter == 7
+    assert suite.method(a).n_iter == 50 and suite.method(b).n_iter == 7
     tuned.method_params = {"nope": {"n_iter": 7}}
     with pytest.raises(ValueError, match="unknown method"):
         expand(tuned, Suite(PROTOCOLS, toy_loader))
