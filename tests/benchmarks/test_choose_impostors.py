@@ -36,3 +36,43 @@ def test_candidates_differ_only_in_the_verification_score():
     assert not np.array_equal(wins.raw_scores(test), want)
     assert platt.calibrator_.platt_ is not None and margin.calibrator_.platt_ is None
     assert margin.calibrator_.quantiles_ is None and quantile.calibrator_.quantiles_ is not None
+
+
+def test_ranking_part_fits_on_one_half_and_ranks_the_others_triplets(monkeypatch):
+    import benchmarks.choose_impostors as study
+
+    corpus = synthetic_corpus(n_authors=8, per_author=4, seed=4)
+    groups = corpus.by_author()
+    names = sorted(groups)
+    fit = corpus.subset(np.isin(corpus.authors, names[:4]))
+    queries, pairs = [], []
+    for k, a in enumerate(names[4:]):
+        other = names[4 + (k + 1) % 4]
+        queries.append(corpus.texts[groups[a][0]])
+        pairs.append([corpus.texts[groups[a][1]], corpus.texts[groups[other][1]]])
+    seen = []
+    monkeypatch.setattr(study, "_RANKING", ("toy",))
+    monkeypatch.setattr(study, "training_part", lambda name, seed: corpus)
+    monkeypatch.setattr(study, "author_halves", lambda train, seed: (fit, None))
+    monkeypatch.setattr(study, "held_triplets", lambda name, held, seed: (queries, pairs))
+    monkeypatch.setattr(study, "_CANDIDATES", {"small": lambda: seen.append(1) or small()})
+    table = study.study({"ranking"}, [0, 1], ["small"])
+    assert list(table["part"]) == ["ranking", "ranking"] and list(table["seed"]) == [0, 1]
+    assert (table["n"] == 4).all() and len(seen) == 2
+    # the same-author text comes first in each pair: the synthetic authors are told apart
+    assert (table["accuracy"] >= 0.75).all()
+
+
+def small():
+    return GeneralImpostors(n_iter=20, n_candidates=8, n_impostors=4, max_features=2000)
+
+
+def test_unknown_parts_and_candidates_are_refused_in_one_line(capsys):
+    import pytest
+
+    from benchmarks.choose_impostors import main
+
+    for argv, said in ((["--parts", "ranks"], "--parts takes"), (["--candidates", "x"], "x")):
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        assert stop.value.code == 2 and said in capsys.readouterr().err
