@@ -6,11 +6,13 @@ training texts' domain, with 100 iterations or fewer (50: the registered verifie
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from baselines_synth import synthetic_corpus, synthetic_pairs
 
+import benchmarks.choose_impostors as study
 from baselines.impostors import GeneralImpostors
 from baselines.registry import make
-from benchmarks.choose_impostors import _CANDIDATES
+from benchmarks.choose_impostors import _CANDIDATES, main
 
 
 def test_candidates_differ_only_in_the_verification_score():
@@ -39,8 +41,6 @@ def test_candidates_differ_only_in_the_verification_score():
 
 
 def test_ranking_part_fits_on_one_half_and_ranks_the_others_triplets(monkeypatch):
-    import benchmarks.choose_impostors as study
-
     corpus = synthetic_corpus(n_authors=8, per_author=4, seed=4)
     groups = corpus.by_author()
     names = sorted(groups)
@@ -68,10 +68,6 @@ def small():
 
 
 def test_unknown_parts_and_candidates_are_refused_in_one_line(capsys):
-    import pytest
-
-    from benchmarks.choose_impostors import main
-
     for argv, said in ((["--parts", "ranks"], "--parts takes"), (["--candidates", "x"], "x")):
         with pytest.raises(SystemExit) as stop:
             main(argv)
