@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from baselines.lambdag import LambdaG
+from baselines.lambdag import _BREAK, LambdaG
 from baselines.registry import make
 from benchmarks import quiet
 from benchmarks.pan_datasets import DATASETS, train_test
@@ -121,7 +121,10 @@ def competitor(path: Path, dataset: str, seed: int) -> dict:
     distort = ours.set_params(grey_zone=False).fit(train)._tokenise
 
     def prepared(items):  # the same distorted tokens as ours, one sentence a line
-        return ["\n".join(" ".join(s) for s in sentences) for sentences in distort(items)]
+        return [
+            "\n".join(s.strip() for s in " ".join(tokens).split(_BREAK) if s.strip())
+            for tokens in distort(items)
+        ]
 
     def problems(pairs):
         return [

@@ -1,6 +1,7 @@
 """LambdaG: the Kneser-Ney kernel against NLTK and its plain composition, and the verifier."""
 
 import copy
+import re
 import warnings
 
 import numpy as np
@@ -236,3 +237,41 @@ def test_dense_training_pairs_over_few_texts_use_text_folds():
     # fewer problems than that keep the problem folds: every training problem is scored
     sparse = PAIRS.subset(np.arange(60))
     assert len(LambdaG(**SMALL, n_folds=3).fit(sparse).train_lambdas_) == 60
+
+
+def _ids_per_sentence(est, texts):
+    """The plain reference of ``_tokenise`` + ``_ids``: split each distorted, lower-cased text
+    into sentences, each sentence into tokens, and look every token up."""
+    sentence_break = re.compile(r"(?<=[.!?])\s+|\s*\n\s*")
+    token = re.compile(r"[^\W\d_]+|\*+|#+|\S")
+    get = est.vocabulary_.get
+    out = []
+    for text in est.distortion_.transform(texts):
+        sentences = [token.findall(s) for s in sentence_break.split(text.lower())]
+        out.append([np.array([get(w, 2) for w in s], dtype=np.int64) for s in sentences if s])
+    return out
+
+
+_PIECES = st.sampled_from(
+    ["the", "The", "of", "x", "Zoë", "İs", "42", "3.5", ".", "!", "?", "*", "#", "**", "...",
+     " ", "  ", "\n", " \n ", "\t", "\r", "\u00a0", "\u2028", "é", "_", "—", "\x00"]
+)  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(_PIECES, max_size=40).map("".join), min_size=1, max_size=4))
+def test_token_ids_in_one_pass_equal_sentence_by_sentence(fitted, texts):
+    want = _ids_per_sentence(fitted, texts)
+    for (ids, lengths), sentences in zip(fitted._ids(fitted._tokenise(texts)), want, strict=True):
+        assert ids.dtype == np.int64 and lengths.dtype == np.int64
+        assert list(lengths) == [len(s) for s in sentences]
+        assert ids.tolist() == [i for s in sentences for i in s.tolist()]
+
+
+def test_token_ids_of_training_texts_equal_sentence_by_sentence(fitted):
+    texts = list(dict.fromkeys([t for ks in PAIRS.known for t in ks] + list(PAIRS.unknown)))
+    texts += ["Mr. Smith went.\n\nTo Washington!  Did he?\tYes... 12,500 words: *really*"]
+    got = fitted._ids(fitted._tokenise(texts))
+    for (ids, lengths), sentences in zip(got, _ids_per_sentence(fitted, texts), strict=True):
+        assert list(lengths) == [len(s) for s in sentences]
+        np.testing.assert_array_equal(ids, np.concatenate(sentences))
