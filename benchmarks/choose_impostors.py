@@ -43,7 +43,7 @@ it fitted the zone in the call on every halves split (0.81-1.10). With a ratio o
 .661 and .597 / .764.
 
 The fourth study asks what the iterations cost: General Impostors was the grid's dearest
-method (9.4 of 33 worker-minutes), most of it the impostor trials, which grow with ``n_iter``.
+method (9.4 of 33 worker-minutes), much of it the impostor trials, which grow with ``n_iter``.
 Candidates ``auto-iter-70`` and ``auto-iter-50``: the registered verifier with 70 and 50
 iterations. The ``ranking`` part (one-to-two accuracy on up to 300 triplets of held-out
 training authors of IMDb62, Enron, Blog and Guardian, drawn as ``choose_ensemble --ranking``
@@ -107,7 +107,8 @@ _CANDIDATES = {
 
 
 def _ranking_splits(seeds) -> list[tuple]:
-    """("ranking", fitted on, scored, seed, fit half, n, measure) per corpus and seed."""
+    """("ranking", fitted on, scored, seed, n, measure) per corpus and seed: ``measure(est)``
+    fits ``est`` on half the training authors and ranks triplets of the other half."""
     out = []
     for name in _RANKING:
         for seed in seeds:
