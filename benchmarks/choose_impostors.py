@@ -68,8 +68,7 @@ import pandas as pd
 
 from baselines.calibration import ScoreCalibrator
 from baselines.impostors import GeneralImpostors
-from benchmarks.choose_ensemble import author_halves, held_accuracy, held_triplets, training_part
-from benchmarks.choose_transductive import _RANKING, _verification, verification_splits
+from benchmarks.choose_transductive import _verification, ranking_splits, verification_splits
 from stylo.verifier import training_pairs
 
 
@@ -106,28 +105,16 @@ _CANDIDATES = {
 }
 
 
-def _ranking_splits(seeds) -> list[tuple]:
-    """("ranking", fitted on, scored, seed, n, measure) per corpus and seed: ``measure(est)``
-    fits ``est`` on half the training authors and ranks triplets of the other half."""
-    out = []
-    for name in _RANKING:
-        for seed in seeds:
-            fit, held = author_halves(training_part(name, seed), seed)
-            queries, pairs = held_triplets(name, held, seed)
-
-            def measure(est, fit=fit, queries=queries, pairs=pairs):
-                return {"accuracy": held_accuracy(est.fit(fit).rank_many(queries, pairs))}
-
-            out.append(("ranking", name, name, seed, len(queries), measure))
-    return out
-
-
 def study(parts, seeds, candidates) -> pd.DataFrame:
     splits = [
         (part, fitted_on, scored, seed, len(held), _verification(fit, held))
         for part, fitted_on, scored, seed, fit, held in verification_splits(parts, seeds)
     ]
-    splits += _ranking_splits(seeds) if "ranking" in parts else []
+    if "ranking" in parts:
+        splits += [
+            ("ranking", name, name, seed, n, measure)
+            for name, seed, n, measure in ranking_splits(seeds)
+        ]
     rows = []
     for part, fitted_on, scored, seed, n, measure in splits:
         for cand in candidates:

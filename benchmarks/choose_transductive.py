@@ -153,20 +153,30 @@ def verification_splits(parts, seeds) -> list[tuple]:
     return out
 
 
+def ranking_splits(seeds) -> list[tuple]:
+    """(corpus, seed, n, measure) of the ``ranking`` part: ``measure(est)`` fits ``est`` on
+    half a corpus's training authors and gives its one-to-two accuracy on up to 300 triplets
+    of the other half."""
+    out = []
+    for name in _RANKING:
+        for seed in seeds:
+            fit, held = author_halves(training_part(name, seed), seed)
+            queries, pairs = held_triplets(name, held, seed)
+            out.append((name, seed, len(queries), _ranking(fit, queries, pairs)))
+    return out
+
+
 def study(methods, parts, seeds) -> pd.DataFrame:
     rows = []
     splits = verification_splits(parts, seeds)
+    ranking = ranking_splits(seeds) if "ranking" in parts else []
     open_set = open_set_task(pan18_train_task()) if "attribution" in parts else None
     for method in methods:
         for part, fitted_on, scored, seed, fit, held in splits:
             measure = _verification(fit, held)
             rows += _pair(method, part, fitted_on, scored, seed, len(held), measure)
-        for name in _RANKING if "ranking" in parts else ():
-            for seed in seeds:
-                fit, held = author_halves(training_part(name, seed), seed)
-                queries, pairs = held_triplets(name, held, seed)
-                measure = _ranking(fit, queries, pairs)
-                rows += _pair(method, "ranking", name, name, seed, len(queries), measure)
+        for name, seed, n, measure in ranking:
+            rows += _pair(method, "ranking", name, name, seed, n, measure)
         if open_set is not None:
             fit, test = open_set
             measure = _attribution(fit, test)

@@ -10,6 +10,7 @@ import pytest
 from baselines_synth import synthetic_corpus, synthetic_pairs
 
 import benchmarks.choose_impostors as study
+import benchmarks.choose_transductive as transductive
 from baselines.impostors import GeneralImpostors
 from baselines.registry import make
 from benchmarks.choose_impostors import _CANDIDATES, main
@@ -51,10 +52,11 @@ def test_ranking_part_fits_on_one_half_and_ranks_the_others_triplets(monkeypatch
         queries.append(corpus.texts[groups[a][0]])
         pairs.append([corpus.texts[groups[a][1]], corpus.texts[groups[other][1]]])
     seen = []
-    monkeypatch.setattr(study, "_RANKING", ("toy",))
-    monkeypatch.setattr(study, "training_part", lambda name, seed: corpus)
-    monkeypatch.setattr(study, "author_halves", lambda train, seed: (fit, None))
-    monkeypatch.setattr(study, "held_triplets", lambda name, held, seed: (queries, pairs))
+    # the ranking part's corpora and draws (choose_transductive's) made synthetic
+    monkeypatch.setattr(transductive, "_RANKING", ("toy",))
+    monkeypatch.setattr(transductive, "training_part", lambda name, seed: corpus)
+    monkeypatch.setattr(transductive, "author_halves", lambda train, seed: (fit, None))
+    monkeypatch.setattr(transductive, "held_triplets", lambda name, held, seed: (queries, pairs))
     monkeypatch.setattr(study, "_CANDIDATES", {"small": lambda: seen.append(1) or small()})
     table = study.study({"ranking"}, [0, 1], ["small"])
     assert list(table["part"]) == ["ranking", "ranking"] and list(table["seed"]) == [0, 1]
