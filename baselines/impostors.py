@@ -502,14 +502,13 @@ class GeneralImpostors(Verifier):
         self.calibrator_ = self.shift_pairs_ = self.pool_nearness_ = None
         if self.shift:
             pairs = training_pairs(X, seed=self.random_state)
-            if self.shift_pool != "training":
-                self.shift_pairs_ = pairs
             if self.shift_pool == "training":
                 self.calibrator_ = self._fit_time_zone(pairs)
+            else:
+                self.shift_pairs_ = pairs
             if self.shift_pool == "auto" and self.pool_x_.shape[0] > 1:
-                x = self.pool_x_
-                other = nearest_minmax(x, x, 2)[:, 1]  # the first is the text itself
-                near = paired_minmax(x, x, rows=(np.arange(len(other)), other))
+                # each training text's nearest other: the first is the text itself
+                near = _nearest_similarity(self.pool_x_, self.pool_x_, rank=1)
                 self.pool_nearness_ = float(np.median(near))
 
     def _new_calibrator(self) -> ScoreCalibrator:
@@ -534,9 +533,7 @@ class GeneralImpostors(Verifier):
         new = list(dict.fromkeys(t for t in texts if t not in self.pool_index_))
         if not new or not self.pool_nearness_:
             return float("nan")
-        x = self._frequencies(new)
-        nearest = nearest_minmax(x, self.pool_x_, 1)[:, 0]
-        near = paired_minmax(x, self.pool_x_, rows=(np.arange(len(new)), nearest))
+        near = _nearest_similarity(self._frequencies(new), self.pool_x_, rank=0)
         return float(np.median(near)) / self.pool_nearness_
 
     def _verified(self, known_lists, unknowns) -> np.ndarray:
@@ -711,6 +708,13 @@ class GeneralImpostors(Verifier):
         # as close as the target, and those are likelier to be so (the order changes no win)
         picks.sort(axis=1)
         return mask_t, picks
+
+
+def _nearest_similarity(x: sp.csr_matrix, pool: sp.csr_matrix, rank: int) -> np.ndarray:
+    """Min-max similarity of each row of ``x`` to its ``rank``-th most similar row of ``pool``
+    (0: the most similar), (n_rows,): the domain ratio's two medians measure the same thing."""
+    nearest = nearest_minmax(x, pool, rank + 1)[:, rank]
+    return paired_minmax(x, pool, rows=(np.arange(x.shape[0]), nearest))
 
 
 class _NumbaThreads:
