@@ -399,4 +399,4 @@ def _stored(per_text: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, 
     if lengths:
         np.cumsum(np.concatenate(lengths), out=starts[1:])
     tok = np.concatenate([ids for ids, _ in per_text]) if per_text else np.zeros(0, np.int64)
-    return tok.astype(np.int64, copy=False), starts
+    return tok, starts
