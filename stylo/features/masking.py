@@ -52,7 +52,9 @@ class TextDistortion(TextInputMixin, TransformerMixin, BaseEstimator):
             raise ValueError(f"k must be an int >= 0, got {self.k!r}")
         if self.method not in ("dv_ma", "dv_sa"):
             raise ValueError(f"method must be 'dv_ma' or 'dv_sa', got {self.method!r}")
-        counts = Counter(w.lower() for doc in check_texts(X) for w in _WORD.findall(doc))
+        docs = check_texts(X)
+        # k = 0 keeps no word: the counting (most of a fit's time) is skipped
+        counts = Counter(w.lower() for doc in docs for w in _WORD.findall(doc)) if self.k else {}
         top = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[: self.k]
         self.vocabulary_ = np.array(sorted(w for w, _ in top), dtype=object)
         return self

@@ -24,6 +24,7 @@ from baselines.attribution_ensemble import (
     _balanced_confident,
     _first_axis,
     _gram_factor,
+    _span_coordinates,
 )
 from baselines.svm import lead_scores
 from stylo.corpus import Corpus
@@ -369,6 +370,32 @@ def test_fits_on_gram_rows_give_the_sparse_fits_decisions(monkeypatch):
     gram = m._decisions(known, texts)
     np.testing.assert_allclose(sparse, gram, atol=1e-2)
     np.testing.assert_array_equal(sparse.argmax(axis=1), gram.argmax(axis=1))
+
+
+def test_fits_on_span_coordinates_give_the_gram_rows_decisions():
+    # the weights lie in the training rows' span: the same dual problem on m columns, the same
+    # decisions (as many columns as rows included, where dual="auto" would switch solvers)
+    known, texts, _ = attribution_problem(n_candidates=4, seed=5)
+    m = EnsembleAttributor().fit()
+    everything = [t for c in known for t in c] + texts
+    labels = np.repeat(np.arange(len(known)), [len(c) for c in known])
+    k = len(labels)
+    for x_known, x_texts in m._view_matrices(everything, k)[0]:
+        for rows in (slice(None), slice(0, x_known.shape[0] // 2)):
+            a, b = x_known[rows], x_texts
+            fit_labels = labels[rows]
+            if len(set(fit_labels)) < 2:
+                continue
+            small, small_texts = _span_coordinates(a, b)
+            assert small.shape == (a.shape[0], a.shape[0])
+            assert small_texts.shape == (b.shape[0], a.shape[0])
+            np.testing.assert_allclose(small @ small.T, a @ a.T, atol=1e-12)
+            svm = LinearSVC(dual=True, random_state=0)
+            np.testing.assert_allclose(
+                svm.fit(small, fit_labels).decision_function(small_texts),
+                svm.fit(a, fit_labels).decision_function(b),
+                atol=1e-9,
+            )
 
 
 def test_every_view_counts_and_zscores_put_views_on_one_scale():

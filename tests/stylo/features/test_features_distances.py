@@ -126,17 +126,31 @@ def test_paired_rows_errors():
 
 
 @settings(max_examples=60, deadline=None)
-@given(pair=frequencies)
-def test_gram_equals_the_sparse_product_bit_for_bit_and_the_plain_sums(pair):
-    # each entry sums the two rows' common columns in increasing order, as SciPy's product
-    # does, so the factor an attribution model takes of it is the one it took of SciPy's
+@given(pair=frequencies, share=st.sampled_from([-1.0, 0.0, 0.3, 0.6]), block=st.integers(1, 4))
+def test_gram_equals_the_sparse_product_and_the_plain_sums(pair, share, block):
+    # share -1: every column dense, in blocks of 1-4 columns; 0.6: mostly sparse; mixed between
     X = sp.csr_matrix(np.vstack(pair))
-    got = gram(X)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(distances, "_GRAM_DENSE_SHARE", share)
+        patch.setattr(distances, "_GRAM_BLOCK", block)
+        got = gram(X)
     assert got.shape == (X.shape[0], X.shape[0])
-    assert np.array_equal(got, (X @ X.T).toarray())
+    assert np.array_equal(got, got.T)
+    np.testing.assert_allclose(got, (X @ X.T).toarray(), rtol=1e-12, atol=1e-12)
     dense = X.toarray()
     ref = [[sum(float(a) * float(b) for a, b in zip(x, y)) for y in dense] for x in dense]
     np.testing.assert_allclose(got, np.array(ref).reshape(got.shape), rtol=1e-12, atol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(pair=frequencies)
+def test_gram_with_no_dense_column_is_the_sparse_product_bit_for_bit(pair):
+    # each entry sums the two rows' common columns in increasing order, as SciPy's product does
+    X = sp.csr_matrix(np.vstack(pair))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(distances, "_GRAM_DENSE_SHARE", np.inf)
+        got = gram(X)
+    assert np.array_equal(got, (X @ X.T).toarray())
 
 
 @settings(max_examples=40, deadline=None)
