@@ -9,6 +9,11 @@ from collections import Counter
 import numpy as np
 
 _WHITESPACE_RUN = re.compile(r"\s\s+")
+#: TextDistortion's words, maximal runs of letters, as a group: ``split`` keeps them (at odd
+#: positions)
+_LETTERS = re.compile(r"([^\W\d_]+)")
+_DIGITS = re.compile(r"\d+")
+_DIGIT = re.compile(r"\d")
 _TOKEN = re.compile(r"(?u)\w+(?:['\u2019]\w+)*")
 
 
@@ -136,3 +141,38 @@ def z_scores(counts, reference, max_features, ddof=1):
         [(row[j] - m) / s if s > 1e-12 else 0.0 for j, m, s in zip(cols, mu, sd, strict=True)]
         for row in rel(counts)
     ]
+
+
+def distortion_counts(docs: list[str]) -> Counter:
+    """TextDistortion's word counts: each word (maximal run of letters) lowered."""
+    return Counter(w.lower() for doc in docs for w in _LETTERS.findall(doc))
+
+
+def distort(docs: list[str], keep: set[str], single: bool) -> list[str]:
+    """The documents with every word whose lowered form is not in ``keep`` masked: one ``*``
+    a letter and one ``#`` a digit, or (``single``) one ``*`` a word and one ``#`` a run of
+    digits."""
+    masked = _Masked(keep, single)
+    # split on the words (kept at odd positions) and join, rather than a callback per word
+    # from re.sub: a third less time on IMDb62's reviews
+    digits = _DIGITS if single else _DIGIT
+    out = []
+    for doc in docs:
+        parts = _LETTERS.split(doc)
+        parts[1::2] = map(masked.__getitem__, parts[1::2])
+        out.append(digits.sub("#", "".join(parts)))
+    return out
+
+
+class _Masked(dict):
+    """Word -> its masked form, each distinct word decided once (on its first lookup): a seen
+    word is a dict lookup in C, without a Python call per word."""
+
+    def __init__(self, keep: set[str], single: bool):
+        super().__init__()
+        self.keep = keep
+        self.single = single
+
+    def __missing__(self, w: str) -> str:
+        m = self[w] = w if w.lower() in self.keep else "*" if self.single else "*" * len(w)
+        return m

@@ -25,13 +25,16 @@ _PATTERNS = {
     "word": r"\w",
     "apos": "['\u2019]",
     "lower_special": f"[{LOWER_SPECIAL}]",
+    "letter": r"[^\W\d_]",
+    "digit": r"\d",
 }
 _TABLES: dict[str, np.ndarray] = {}
 
 
 def char_table(name: str) -> np.ndarray:
     """uint8 table over all code points: 1 where the class ``name`` ("space" ``\\s``, "word"
-    ``\\w``, "apos" ``'`` or ``’``, "lower_special" ``LOWER_SPECIAL``) holds."""
+    ``\\w``, "apos" ``'`` or ``’``, "lower_special" ``LOWER_SPECIAL``, "letter" ``[^\\W\\d_]``,
+    "digit" ``\\d``) holds."""
     if name not in _TABLES:
         every = "".join(map(chr, range(N_CODEPOINTS)))
         table = np.zeros(N_CODEPOINTS, dtype=np.uint8)

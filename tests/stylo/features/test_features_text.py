@@ -6,6 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.compose import ColumnTransformer
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
@@ -19,6 +21,7 @@ from stylo.features import (
     WordNgrams,
     function_words,
 )
+from stylo.features import _reference as reference
 from stylo.features._reference import tokenize
 from stylo.features.function_words import CHAR_CLASSES, PUNCTUATION
 
@@ -144,6 +147,51 @@ def test_text_distortion_dv_ma_and_dv_sa():
     assert TextDistortion(k=0).fit(train).transform(["ab c"]) == ["** *"]
     with pytest.raises(ValueError, match="method must be 'dv_ma' or 'dv_sa', got 'dv_xx'"):
         TextDistortion(method="dv_xx").fit(train)
+
+
+# letters of several scripts and cases, digits (Nd) and numerals that are letters here ("²"),
+# the two context-lowered letters, a lone surrogate, marks, apostrophes, "_", spaces and NUL
+_PIECES = [
+    "a",
+    "B",
+    "é",
+    "ß",
+    "ǅ",
+    "ﬁ",
+    "Ж",
+    "ς",
+    "Σ",
+    "İ",
+    "日",
+    "٣",
+    "7",
+    "²",
+    "½",
+    "\u0301",
+    "\ud800",
+    "'",
+    "_",
+    " ",
+    "\n",
+    "\x00",
+    ".",
+    "😀",
+    "the",
+    "The",
+    "THE",
+]
+_TEXTS = st.lists(st.lists(st.sampled_from(_PIECES), max_size=12).map("".join), max_size=6)
+
+
+@settings(max_examples=200, deadline=None)
+@given(train=_TEXTS, test=_TEXTS, k=st.integers(0, 6), single=st.booleans())
+def test_text_distortion_kernels_equal_the_python_reference(train, test, k, single):
+    got = TextDistortion(k=k, method="dv_sa" if single else "dv_ma").fit(train)
+    counts = reference.distortion_counts(train)
+    top = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+    assert list(got.vocabulary_) == sorted(w for w, _ in top)
+    keep = set(got.vocabulary_)
+    assert got.transform(test + train) == reference.distort(test + train, keep, single)
 
 
 def test_entity_masker_rules():
