@@ -41,12 +41,11 @@ time. The references used after ``fit`` draw from all training texts.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 from sklearn.metrics import roc_auc_score
 
 from baselines._kneser_ney import known_model_totals, reference_model_totals
+from baselines._sentence_tokens import SentenceTokens
 from baselines.calibration import ScoreCalibrator
 from stylo.corpus import Corpus, PairSet
 from stylo.features import TextDistortion
@@ -55,12 +54,6 @@ from stylo.verifier import NO_ANSWER, Verifier, attribution_problems, training_p
 
 __all__ = ["LambdaG"]
 
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\s*\n\s*")
-#: a token (letter run, ``*`` run, ``#`` run, any other single character) or a sentence break,
-#: once every break is one "\n": a break is whitespace and no token is, so one pass over a
-#: text finds the tokens that splitting it into sentences and each sentence into tokens would
-_TOKEN_OR_BREAK = re.compile(r"\n|[^\W\d_]+|\*+|#+|\S")
-_BREAK = "\n"
 _OTHER = 2  # id of every token outside the training vocabulary; 0/1 pad sentences
 
 
@@ -144,10 +137,10 @@ class LambdaG(Verifier):
         if not texts:
             raise ValueError("fit needs at least one non-empty text")
         self.distortion_ = TextDistortion(k=self.n_words, method=self.distortion).fit(texts)
-        tokenised = self._tokenise(texts)
-        words = sorted({w for tokens in tokenised for w in tokens} - {_BREAK})
+        tokens = SentenceTokens(self.distortion_.transform(texts))
+        words = sorted(tokens.distinct())
         self.vocabulary_ = {w: i for i, w in enumerate(words, start=_OTHER + 1)}
-        per_text = self._ids(tokenised)
+        per_text = tokens.ids(self.vocabulary_, _OTHER)
         self.pool_tokens_, self.pool_starts_ = _stored(per_text)
         text_of_sentence = np.repeat(np.arange(len(texts)), [len(n) for _, n in per_text])
 
@@ -260,26 +253,10 @@ class LambdaG(Verifier):
         return np.stack([rng.permutation(sentence_ids) for _ in range(self.n_references)])
 
     # -- text to token ids -----------------------------------------------------------------
-    def _tokenise(self, texts: list[str]) -> list[list[str]]:
-        """Each text's tokens after distortion and lower-casing, its sentences separated by
-        ``_BREAK`` (one regular-expression pass a text, not one a sentence: Blog's grid cells
-        called it 1.75 million times)."""
-        return [
-            _TOKEN_OR_BREAK.findall(_SENTENCE_BREAK.sub(_BREAK, text.lower()))
-            for text in self.distortion_.transform(texts)
-        ]
-
-    def _ids(self, tokenised: list[list[str]]) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Per text, its token ids, sentence after sentence (int64), and the lengths of its
-        sentences that have a token (int64)."""
-        get = {**self.vocabulary_, _BREAK: -1}.get
-        out = []
-        for tokens in tokenised:
-            ids = np.array([get(w, _OTHER) for w in tokens], dtype=np.int64)
-            breaks = np.flatnonzero(ids < 0)
-            lengths = np.diff(np.concatenate(([-1], breaks, [len(ids)]))) - 1
-            out.append((ids[ids >= 0], lengths[lengths > 0]))
-        return out
+    def _token_ids(self, texts: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per text, its token ids, sentence after sentence, and the lengths of its sentences
+        that have a token (``SentenceTokens.ids`` of the distorted text)."""
+        return SentenceTokens(self.distortion_.transform(texts)).ids(self.vocabulary_, _OTHER)
 
     @property
     def _n_symbols(self) -> int:
@@ -295,7 +272,7 @@ class LambdaG(Verifier):
     ) -> np.ndarray:
         """Raw lambda of each problem (known texts, unknown text) against the references
         ``orders`` (rows of pool sentence ids); NaN where the known or unknown side has no
-        text. ``known_ids``: texts whose token ids and sentence lengths (``_ids``) are known
+        text. ``known_ids``: texts whose token ids and sentence lengths (``_token_ids``) are known
         already (not distorted and tokenised again)."""
         known_lists = [[t for t in ks if has_text(t)] for ks in known_lists]
         out = np.full(len(unknowns), np.nan)
@@ -308,7 +285,7 @@ class LambdaG(Verifier):
         index = {t: i for i, t in enumerate(texts)}
         known_ids = known_ids or {}
         new = [t for t in texts if t not in known_ids]
-        new_ids = dict(zip(new, self._ids(self._tokenise(new))))
+        new_ids = dict(zip(new, self._token_ids(new)))
         per_text = [known_ids[t] if t in known_ids else new_ids[t] for t in texts]
         tok, starts = _stored(per_text)
         first = np.zeros(len(texts) + 1, dtype=np.int64)
@@ -392,7 +369,7 @@ class LambdaG(Verifier):
 
 
 def _stored(per_text: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
-    """``_ids``' texts as one sentence store (``baselines._kneser_ney.sentence_store``'s
+    """``_token_ids``' texts as one sentence store (``baselines._kneser_ney.sentence_store``'s
     layout): all token ids, and the start of each sentence (n_sentences + 1,)."""
     lengths = [n for _, n in per_text]
     starts = np.zeros(sum(map(len, lengths)) + 1, dtype=np.int64)

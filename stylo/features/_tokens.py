@@ -44,14 +44,16 @@ class TokenChunk:
 
 
 def token_buffer(tokens: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """A token buffer ``(buf, off)`` of the tokens (str without ``SEP``), in their order."""
-    buf = np.frombuffer("".join(t + chr(SEP) for t in tokens).encode("utf-8"), dtype=np.uint8)
+    """A token buffer ``(buf, off)`` of the tokens (str without ``SEP``, lone surrogates as
+    by "surrogatepass"), in their order."""
+    joined = "".join(t + chr(SEP) for t in tokens).encode("utf-8", "surrogatepass")
+    buf = np.frombuffer(joined, dtype=np.uint8)
     return buf, np.concatenate([[0], np.flatnonzero(buf == SEP) + 1])
 
 
 def token_strings(buf: np.ndarray) -> list[str]:
     """The tokens of a token buffer as str."""
-    return buf.tobytes().decode("utf-8").split(chr(SEP))[:-1]
+    return buf.tobytes().decode("utf-8", "surrogatepass").split(chr(SEP))[:-1]
 
 
 @numba.njit(cache=True, nogil=True, inline="always")

@@ -17,6 +17,7 @@ from baselines._kneser_ney import (
     reference_model_totals,
     sentence_store,
 )
+from baselines._sentence_tokens import BREAK, SentenceTokens, reference_tokens
 from baselines.lambdag import LambdaG
 from baselines.registry import make
 from stylo.corpus import PairSet
@@ -240,7 +241,7 @@ def test_dense_training_pairs_over_few_texts_use_text_folds():
 
 
 def _ids_per_sentence(est, texts):
-    """The plain reference of ``_tokenise`` + ``_ids``: split each distorted, lower-cased text
+    """The plain reference of ``_token_ids``: split each distorted, lower-cased text
     into sentences, each sentence into tokens, and look every token up."""
     sentence_break = re.compile(r"(?<=[.!?])\s+|\s*\n\s*")
     token = re.compile(r"[^\W\d_]+|\*+|#+|\S")
@@ -254,7 +255,8 @@ def _ids_per_sentence(est, texts):
 
 _PIECES = st.sampled_from(
     ["the", "The", "of", "x", "Zoë", "İs", "42", "3.5", ".", "!", "?", "*", "#", "**", "...",
-     " ", "  ", "\n", " \n ", "\t", "\r", "\u00a0", "\u2028", "é", "_", "—", "\x00"]
+     " ", "  ", "\n", " \n ", "\t", "\r", "\u00a0", "\u2028", "é", "_", "—", "\x00",
+     "ΣΑ", "ǅ", "\ud800", "²", "\u0301", "😀", "\x1c"]
 )  # fmt: skip
 
 
@@ -262,16 +264,38 @@ _PIECES = st.sampled_from(
 @given(st.lists(st.lists(_PIECES, max_size=40).map("".join), min_size=1, max_size=4))
 def test_token_ids_in_one_pass_equal_sentence_by_sentence(fitted, texts):
     want = _ids_per_sentence(fitted, texts)
-    for (ids, lengths), sentences in zip(fitted._ids(fitted._tokenise(texts)), want, strict=True):
+    for (ids, lengths), sentences in zip(fitted._token_ids(texts), want, strict=True):
         assert ids.dtype == np.int64 and lengths.dtype == np.int64
         assert list(lengths) == [len(s) for s in sentences]
         assert ids.tolist() == [i for s in sentences for i in s.tolist()]
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(_PIECES, max_size=40).map("".join), max_size=4))
+def test_sentence_tokens_equal_the_python_reference(texts):
+    # the kernel's tokens and a vocabulary of them, against reference_tokens' (texts with a
+    # context-lowered letter go to the Python; the others are the kernel's own)
+    got = SentenceTokens(texts)
+    want = [reference_tokens(t) for t in texts]
+    words = sorted({w for ts in want for w in ts} - {BREAK})
+    assert sorted(got.distinct()) == words
+    vocabulary = {w: i for i, w in enumerate(words[::2], start=3)}
+    for (ids, lengths), tokens in zip(got.ids(vocabulary, 2), want, strict=True):
+        sizes, size = [], 0
+        for w in [*tokens, BREAK]:
+            if w != BREAK:
+                size += 1
+            elif size:
+                sizes.append(size)
+                size = 0
+        assert lengths.tolist() == sizes
+        assert ids.tolist() == [vocabulary.get(w, 2) for w in tokens if w != BREAK]
+
+
 def test_token_ids_of_training_texts_equal_sentence_by_sentence(fitted):
     texts = list(dict.fromkeys([t for ks in PAIRS.known for t in ks] + list(PAIRS.unknown)))
     texts += ["Mr. Smith went.\n\nTo Washington!  Did he?\tYes... 12,500 words: *really*"]
-    got = fitted._ids(fitted._tokenise(texts))
+    got = fitted._token_ids(texts)
     for (ids, lengths), sentences in zip(got, _ids_per_sentence(fitted, texts), strict=True):
         assert list(lengths) == [len(s) for s in sentences]
         np.testing.assert_array_equal(ids, np.concatenate(sentences))
