@@ -70,6 +70,7 @@ from baselines._blas import fit_one_thread
 from baselines.calibration import ScoreCalibrator
 from stylo.corpus import Corpus, PairSet
 from stylo.features.shared_counts import shared_counts
+from stylo.protocols.base import readable_texts
 from stylo.training_draws import training_triplets
 from stylo.verifier import Verifier, training_pairs
 
@@ -136,14 +137,6 @@ def _text_folds(authors: np.ndarray, k: int, rng: np.random.Generator) -> np.nda
             fold[i] = dealt % k
             dealt += 1
     return fold
-
-
-def _texts(X: Corpus | PairSet) -> list[str]:
-    """Every text the bases may count while fitted on ``X`` or its folds: a Corpus's texts; a
-    PairSet's known texts, alone and joined per problem, and its unknown texts."""
-    if isinstance(X, Corpus):
-        return list(X.texts)
-    return [t for k in X.known for t in k] + X.texts_a() + list(X.unknown)
 
 
 def _logits(columns: list[np.ndarray]) -> np.ndarray:
@@ -237,7 +230,7 @@ class StackedVerifier(Verifier):
         """``bases``' out-of-fold scores of the folds' held-out pairs (n_pairs, n_bases), those
         pairs' labels, the bases fitted on all of ``X`` and those fitted on each fold."""
         # the folds and the final fit count the n-grams of the same texts: once, here
-        with shared_counts(_texts(X)):
+        with shared_counts(readable_texts(X)):
             scores, labels, folds = [], [], []
             for train, held in self._folds(X):
                 folds.append([clone(b).fit(train) for b in bases])
@@ -331,7 +324,7 @@ class StackedVerifier(Verifier):
         """The pairwise ranking model (see ``ranking``) and ``rank_bases`` fitted on ``X``."""
         k = int(self.n_folds)
         diffs = []
-        with shared_counts(_texts(X)):
+        with shared_counts(readable_texts(X)):
             parts = list(self._fold_parts(X))
             fold_rank_bases, rank_bases = self._rank_base_fits(X, [t for t, _ in parts])
             for f, (_, held) in enumerate(parts):

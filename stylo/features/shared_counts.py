@@ -49,7 +49,13 @@ def active() -> SharedCounts | None:
 @contextmanager
 def shared_counts(texts):
     """Count ``texts`` once per counting configuration for the extractors fitted and used
-    inside the context (see the module docstring). Yields the :class:`SharedCounts`."""
+    inside the context (see the module docstring). Yields the :class:`SharedCounts`: the
+    enclosing context's when it holds every one of ``texts`` (its counts of a superset serve
+    them alike: a grid task's cells share one count, and a stacked verifier among them)."""
+    outer = _ACTIVE.get()
+    if outer is not None and outer.holds(texts):
+        yield outer
+        return
     shared = SharedCounts(texts)
     token = _ACTIVE.set(shared)
     try:
@@ -70,6 +76,10 @@ class SharedCounts:
         # configuration -> (unpruned extractor fitted on every text, its count matrix)
         self._counts: dict[tuple, tuple | None] = {}
         self.token = uuid.uuid4().hex  # marks the extractors fitted here (picklable)
+
+    def holds(self, texts) -> bool:
+        """Whether every one of ``texts`` is among this object's texts."""
+        return all(t in self._row for t in texts)
 
     def _rows(self, docs: list[str]) -> np.ndarray | None:
         rows = [self._row.get(d) for d in docs]

@@ -42,6 +42,8 @@ __all__ = [
     "fit_clone",
     "fit_seconds",
     "known_authors",
+    "readable_texts",
+    "task_texts",
     "training_corpus",
 ]
 
@@ -103,6 +105,29 @@ class Task:
     test: Any
     info: dict = field(default_factory=dict)
     val: PairSet | None = None
+
+
+def readable_texts(part) -> list[str]:
+    """Every text a method may read from one part of a task: a Corpus's texts; a PairSet's
+    known texts, alone and joined per problem (as pair kernels read them), and its unknown
+    texts; Triplets' queries and candidates; a RankingQuery list's queries and candidates;
+    nothing from anything else (None, a protocol's own structures)."""
+    if isinstance(part, Corpus):
+        return list(part.texts)
+    if isinstance(part, PairSet):
+        return [t for k in part.known for t in k] + part.texts_a() + list(part.unknown)
+    if isinstance(part, Triplets):
+        return [t for column in ("query", "a", "b") for t in part.frame[column].tolist()]
+    if isinstance(part, list) and all(isinstance(q, RankingQuery) for q in part):
+        return [t for q in part for t in (q.query, *q.candidates)]
+    return []
+
+
+def task_texts(task) -> list[str]:
+    """The distinct texts of ``readable_texts`` over a task's ``train``, ``test`` and ``val``
+    parts (those it has: a suite's own protocols may sample other objects)."""
+    parts = [getattr(task, name, None) for name in ("train", "test", "val")]
+    return list(dict.fromkeys(t for part in parts for t in readable_texts(part)))
 
 
 class Protocol:

@@ -17,12 +17,14 @@ from experiments_standins import (
 )
 
 from baselines.registry import METHODS
-from experiments import run_all
+from experiments import run_all, runner
 from experiments.cells import CellStore, write_atomic
 from experiments.grid import Cell, expand
 from experiments.report import collect
 from experiments.runner import execute_task, run, schedule
 from experiments.suite import Suite
+from stylo.features import shared_counts as shared_counts_module
+from stylo.protocols.base import task_texts
 
 PROTOCOLS = {"toy_verification": ToyVerification(), "toy_ranking": ToyRanking()}
 GRID = toy_grid("toy", "missing_x", seeds=[0, 1])
@@ -241,6 +243,38 @@ def test_a_worker_task_loads_and_samples_once_and_a_lost_corpus_fails_its_cells(
     assert [r["status"] for r, _ in results] == ["failed"] * 3
     assert all(r["error"] == "FileNotFoundError: corpus gone" for r, _ in results)
     assert len(CellStore(tmp_path).records()) == 3
+
+
+class _TrainedOnTheCorpus(ToyVerification):
+    def sample(self, data, setting, seed):
+        task = super().sample(data, setting, seed)
+        task.train = data  # a part whose texts task_texts finds
+        return task
+
+
+def test_a_tasks_cells_share_one_count_of_its_texts(monkeypatch):
+    # every cell of the task runs inside one shared_counts context over the task's texts
+    seen = []
+    real = runner.execute_cell
+
+    def spy(cell, protocol, task, *args):
+        seen.append((shared_counts_module.active(), set(task_texts(task))))
+        return real(cell, protocol, task, *args)
+
+    monkeypatch.setattr(runner, "execute_cell", spy)
+    methods = {name: METHODS["random"] for name in ("a", "b")}
+    suite = Suite({"toy_verification": _TrainedOnTheCorpus()}, toy_loader, methods=methods)
+    cells = expand(toy_grid("shared-toy", max_settings=1, methods=tuple(methods)), suite).cells
+    results = execute_task(suite, cells)
+    assert [r["status"] for r, _ in results] == ["ok"] * 2
+    (first, texts), (second, _) = seen
+    assert texts and first is not None and first is second and first.holds(texts)
+    assert shared_counts_module.active() is None
+    # a task above the size bound runs without one
+    monkeypatch.setattr(runner, "_SHARED_COUNT_CHARS", 0)
+    seen.clear()
+    execute_task(suite, cells)
+    assert [active for active, _ in seen] == [None, None]
 
 
 @pytest.mark.parametrize("given", [None, "omp"])

@@ -108,3 +108,17 @@ def test_texts_outside_the_context_and_refits_are_counted_afresh():
     with shared_counts(docs):  # a fixed vocabulary: counted as ever
         fixed = CharNgrams((1, 1), vocabulary=["b", "a"]).fit_transform(docs)
     assert _bits(fixed) == _bits(CharNgrams((1, 1), vocabulary=["b", "a"]).fit_transform(docs))
+
+
+def test_a_context_inside_one_holding_its_texts_is_that_one():
+    # a grid task's context serves a stacked verifier's own context among its cells
+    with shared_counts(["a b", "c d", "e f"]) as outer:
+        with shared_counts(["c d", "a b"]) as inner:
+            assert inner is outer
+            ext = CharNgrams((1, 2))
+            x = ext.fit_transform(["a b"])
+            assert ext._shared_token == outer.token
+        with shared_counts(["a b", "g h"]) as other:
+            assert other is not outer and other.holds(["g h"]) and not outer.holds(["g h"])
+    fresh = CharNgrams((1, 2)).fit_transform(["a b"])
+    assert _bits(x) == _bits(fresh)

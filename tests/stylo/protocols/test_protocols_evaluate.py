@@ -6,14 +6,16 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from attribution_synth import cdaa_corpus
 
 from baselines.random_guess import RandomGuess
-from stylo.corpus import Corpus
+from stylo.corpus import Corpus, PairSet
 from stylo.metrics import ranking
 from stylo.protocols import PROTOCOLS, ProtocolError
 from stylo.protocols.aidbench import OneToMany, OneToOne, OneToTwo
+from stylo.protocols.base import RankingQuery, Task, Triplets, readable_texts, task_texts
 from stylo.verifier import Verifier
 
 COLUMNS = ["metric", "value", "n", "group"]
@@ -272,3 +274,17 @@ def test_cdaa_truth_outside_candidates():
         p.sample(cdaa_corpus(open_set=False, stray=True), {"split": None}, seed=0)
     with pytest.raises(ProtocolError, match="needs a corpus with columns"):
         p.sample(corpus(), {"split": None}, seed=0)
+
+
+def test_task_texts_reads_each_part_a_method_may_read_once():
+    corpus = Corpus.from_lists(["t1", "t2", "t3"], ["a", "a", "b"])
+    pairs = PairSet.from_lists([["k1", "k2"], ["t1"]], ["u1", "t2"], same=[True, False])
+    triplets = Triplets(pd.DataFrame({"query": ["q"], "a": ["x"], "b": ["t3"], "answer": [0]}))
+    ranking = [RankingQuery("q", "q2", ("c1", "c2"), ("y1", "t1"), np.array([True, False]), 0, 0)]
+    assert readable_texts(pairs) == ["k1", "k2", "t1", "k1\n\nk2", "t1", "u1", "t2"]
+    assert readable_texts(triplets) == ["q", "x", "t3"]
+    assert readable_texts(ranking) == ["q2", "y1", "t1"]
+    assert readable_texts(None) == [] and readable_texts(["plain", "strings"]) == []
+    task = Task("p", {}, 0, corpus, triplets, val=pairs)
+    assert task_texts(task) == ["t1", "t2", "t3", "q", "x", "k1", "k2", "k1\n\nk2", "u1"]
+    assert task_texts(object()) == []
