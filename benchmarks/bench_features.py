@@ -1,4 +1,5 @@
-"""Benchmark: stylo.features n-gram extractors and distance kernels vs scikit-learn / SciPy.
+"""Benchmark: stylo.features n-gram extractors and distance kernels vs scikit-learn / SciPy,
+and the text kernels (TextDistortion's, LambdaG's tokens) vs the Python they replaced.
 
     python -m benchmarks.bench_features [--docs 30000] [--pairs 1000] [--repeats 3]
         [--max-load 0.5] [--quiet-timeout 900]
@@ -325,6 +326,56 @@ def bench_kernels(texts, n_pairs):
         print(f"{name:40} {t_ours:8.3f} {ref_name:38} {t_ref:8.3f} {t_ref / t_ours:6.1f}x {agree}")
 
 
+def bench_text_kernels(texts):
+    """The text rewriting kernels (TextDistortion's, LambdaG's tokens) against the plain Python
+    they replaced, which stays as their tested reference; outputs compared for equality."""
+    from baselines._sentence_tokens import BREAK, SentenceTokens, reference_tokens
+    from stylo.features import TextDistortion
+    from stylo.features import _reference as reference
+
+    k = 300
+    fitted = TextDistortion(k=k).fit(texts)
+    distorted = fitted.transform(texts)
+
+    def reference_fit():
+        counts = reference.distortion_counts(texts)
+        return sorted(w for w, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:k])
+
+    def reference_vocabulary():
+        return {w for t in distorted for w in reference_tokens(t)} - {BREAK}
+
+    cases = [
+        (
+            f"TextDistortion(k={k}).fit",
+            lambda: list(TextDistortion(k=k).fit(texts).vocabulary_),
+            "Python Counter and sort",
+            reference_fit,
+        ),
+        (
+            "TextDistortion.transform (dv_ma)",
+            lambda: fitted.transform(texts),
+            "Python split, map and join",
+            lambda: reference.distort(texts, set(fitted.vocabulary_), False),
+        ),
+        (
+            "LambdaG SentenceTokens, vocabulary",
+            lambda: SentenceTokens(distorted).distinct(),
+            "regex sub and findall",
+            reference_vocabulary,
+        ),
+    ]
+    mb = sum(len(t.encode("utf-8", "surrogatepass")) for t in texts) / 1e6
+    print(f"\ntext kernels on {len(texts)} blog posts ({mb:.1f} MB UTF-8), best of 3, one thread")
+    head = f"{'kernel':40} {'stylo s':>8} {'reference':38} {'ref s':>8} {'ratio':>7} equal"
+    print(head)
+    print("-" * len(head))
+    for name, ours, ref_name, ref in cases:
+        t_ours, got = _time(ours)
+        t_ref, want = _time(ref, repeat=1)
+        ratio = t_ref / t_ours
+        print(f"{name:40} {t_ours:8.3f} {ref_name:38} {t_ref:8.3f} {ratio:6.1f}x {got == want}")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--docs", type=int, default=30000)
@@ -358,6 +409,7 @@ def main():
             rows = run_extractors(texts, Path(tmp), args.repeats, args.settle)
         print_extractors(rows, len(texts))
     bench_kernels(texts, args.pairs)
+    bench_text_kernels(texts)
     print(record.close().label())
 
 
