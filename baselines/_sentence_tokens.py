@@ -16,7 +16,7 @@ import re
 import numba
 import numpy as np
 
-from stylo.features._tokens import SEP, intern_tokens, token_buffer, token_strings
+from stylo.features._tokens import end_token, intern_tokens, token_buffer, token_strings
 from stylo.features._utf8 import char_table, decode, encode, encode_utf8, lower_table
 
 __all__ = ["BREAK", "SentenceTokens", "reference_tokens"]
@@ -35,13 +35,6 @@ _SENTENCE_END = (46, 33, 63)  # . ! ?
 def reference_tokens(text: str) -> list[str]:
     """The text's tokens and sentence breaks (``BREAK``), in order."""
     return _TOKEN_OR_BREAK.findall(_SENTENCE_BREAK.sub(BREAK, text.lower()))
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _close(buf, at, tok_off, t):
-    buf[at] = SEP
-    tok_off[t + 1] = at + 1
-    return at + 1, t + 1
 
 
 @numba.njit(cache=True, nogil=True)
@@ -80,7 +73,7 @@ def _sentence_tokens(text, doc_off, lower, is_special, is_space, is_letter):
             c = lower[c]
             kind = 1 if is_letter[c] else 2 if c == _STAR else 3 if c == _HASH else 0
             if run and kind != run:
-                at, t = _close(buf, at, tok_off, t)
+                at, t = end_token(buf, at, tok_off, t)
                 run = 0
             if is_space[c]:
                 brk = c == _LINE_FEED or prev in _SENTENCE_END
@@ -92,7 +85,7 @@ def _sentence_tokens(text, doc_off, lower, is_special, is_space, is_letter):
                     brk = brk or c2 == _LINE_FEED
                     j = k
                 if brk:
-                    at, t = _close(buf, at, tok_off, t)
+                    at, t = end_token(buf, at, tok_off, t)
                 prev = c
                 i = j
                 continue
@@ -100,11 +93,11 @@ def _sentence_tokens(text, doc_off, lower, is_special, is_space, is_letter):
             if kind:
                 run = kind
             else:
-                at, t = _close(buf, at, tok_off, t)
+                at, t = end_token(buf, at, tok_off, t)
             prev = c
             i = j
         if run:
-            at, t = _close(buf, at, tok_off, t)
+            at, t = end_token(buf, at, tok_off, t)
     doc_tok[n_docs] = t
     return buf[:at], tok_off[: t + 1], doc_tok, special
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from stylo.features._tokens import SEP
+from stylo.features._tokens import end_token
 from stylo.features._utf8 import decode, encode
 
 _STAR = 42  # "*"
@@ -47,14 +47,10 @@ def lowered_words(text, doc_off, is_letter, lower, is_special):
                 at = encode(buf, at, lower[c])
                 inside = True
             elif inside:
-                buf[at] = SEP
-                tok_off[t + 1] = at + 1
-                at, t = at + 1, t + 1
+                at, t = end_token(buf, at, tok_off, t)
                 inside = False
         if inside:
-            buf[at] = SEP
-            tok_off[t + 1] = at + 1
-            at, t = at + 1, t + 1
+            at, t = end_token(buf, at, tok_off, t)
     return buf[:at], tok_off[: t + 1], special
 
 

@@ -95,7 +95,7 @@ def _token_hash(buf, a, b):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _end_token(buf, at, tok_off, t):
+def end_token(buf, at, tok_off, t):
     """End token ``t`` at ``buf[at]`` with ``SEP``; return the next ``(at, t)``."""
     buf[at] = SEP
     tok_off[t + 1] = at + 1
@@ -157,11 +157,11 @@ def tokenize_text(text, doc_off, lower, lowercase, is_word, is_apos, is_special)
                     i = k
                     continue
             if inside:
-                at, t = _end_token(buf, at, tok_off, t)
+                at, t = end_token(buf, at, tok_off, t)
                 inside = False
             i = j
         if inside:
-            at, t = _end_token(buf, at, tok_off, t)
+            at, t = end_token(buf, at, tok_off, t)
     doc_tok[n_docs] = t
     return buf[:at], tok_off[: t + 1], doc_tok, False
 
