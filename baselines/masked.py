@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import copy
 from collections import OrderedDict
+from contextlib import nullcontext
 
 from joblib import hash as joblib_hash
 from sklearn.base import clone
 
 from stylo.corpus import Corpus
+from stylo.features.shared_counts import active as active_counts
+from stylo.features.shared_counts import serving
 from stylo.verifier import Verifier
 from stylo.verifier_wrapper import VerifierWrapper
 
@@ -66,7 +69,35 @@ class MaskedVerifier(VerifierWrapper):
         key = (joblib_hash(unfitted), joblib_hash(texts))
         self.masker_ = copy.deepcopy(_recent(_FITTED, key, lambda: unfitted.fit(texts)))
         self.masker_key_ = joblib_hash(self.masker_)
-        super()._fit_impl(X, y)
+        with self._masked_counts():
+            super()._fit_impl(X, y)
+
+    def _score_impl(self, texts_a, texts_b):
+        with self._masked_counts():
+            return super()._score_impl(texts_a, texts_b)
+
+    def _problem_impl(self, known_lists, unknowns):
+        with self._masked_counts():
+            return super()._problem_impl(known_lists, unknowns)
+
+    def _rank_many_impl(self, queries, candidate_lists):
+        with self._masked_counts():
+            return super()._rank_many_impl(queries, candidate_lists)
+
+    def _attribute_impl(self, candidates, texts):
+        with self._masked_counts():
+            return super()._attribute_impl(candidates, texts)
+
+    def _masked_counts(self):
+        """Inside a ``shared_counts`` context (a grid task's cells run in one), one over the
+        masked forms of its texts for the inner verifier, made once per fitted masker and kept
+        beside the context's own: the task's masked cells count each masked text once per
+        configuration, as its unmasked cells do the texts (the matrices those of counting
+        afresh). A null context outside one."""
+        outer = active_counts()
+        if outer is None:
+            return nullcontext()
+        return serving(outer.derived(self.masker_key_, self._texts_in))
 
     @staticmethod
     def _texts_of(X) -> list[str]:

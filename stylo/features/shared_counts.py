@@ -33,7 +33,7 @@ from sklearn.base import clone
 from stylo.features._weighting import term_frequencies
 from stylo.text_input import check_texts
 
-__all__ = ["SharedCounts", "shared_counts"]
+__all__ = ["SharedCounts", "serving", "shared_counts"]
 
 #: what an extractor counts; its other parameters prune and weigh (their defaults do neither)
 _COUNTING = ("analyzer", "ngram_range", "lowercase", "n_jobs")
@@ -56,7 +56,14 @@ def shared_counts(texts):
     if outer is not None and outer.holds(texts):
         yield outer
         return
-    shared = SharedCounts(texts)
+    with serving(SharedCounts(texts)) as shared:
+        yield shared
+
+
+@contextmanager
+def serving(shared: SharedCounts):
+    """Make ``shared`` the active :class:`SharedCounts` inside the context (as ``shared_counts``
+    does with the one it makes). Yields it."""
     token = _ACTIVE.set(shared)
     try:
         yield shared
@@ -75,7 +82,15 @@ class SharedCounts:
         self._row = {t: i for i, t in enumerate(dict.fromkeys(check_texts(texts)))}
         # configuration -> (unpruned extractor fitted on every text, its count matrix)
         self._counts: dict[tuple, tuple | None] = {}
+        self._derived: dict = {}  # key -> SharedCounts of the rewritten texts (``derived``)
         self.token = uuid.uuid4().hex  # marks the extractors fitted here (picklable)
+
+    def derived(self, key, rewrite) -> SharedCounts:
+        """A :class:`SharedCounts` of ``rewrite(texts)`` (the texts rewritten item for item, e.g.
+        masked), made on the first call with ``key`` and kept as long as this object."""
+        if key not in self._derived:
+            self._derived[key] = SharedCounts(rewrite(list(self._row)))
+        return self._derived[key]
 
     def holds(self, texts) -> bool:
         """Whether every one of ``texts`` is among this object's texts."""

@@ -5,7 +5,9 @@ from sklearn.exceptions import NotFittedError
 from baselines.masked import MaskedVerifier
 from experiments.methods import MASKINGS
 from stylo.corpus import Corpus, PairSet
-from stylo.features import EntityMasker, TextDistortion
+from stylo.features import CharNgrams, EntityMasker, TextDistortion
+from stylo.features.shared_counts import active as active_counts
+from stylo.features.shared_counts import shared_counts
 from stylo.verifier import Verifier
 
 
@@ -112,3 +114,34 @@ def test_a_masker_is_fitted_once_per_parameters_and_training_texts():
     other = Corpus.from_lists(["the owl and the elk", "an elk"], ["x", "y"])
     MaskedVerifier(_Recorder(), _FitCountingMasker(k=3)).fit(other)
     assert _FitCountingMasker.fits == 3
+
+
+class _Counting(_Recorder):
+    """A _Recorder that also counts char n-grams and notes the active shared counts."""
+
+    def _fit_impl(self, X, y):
+        super()._fit_impl(X, y)
+        self.fit_counts_ = active_counts()
+        self.rows_ = CharNgrams((1, 3)).fit_transform(self.seen_fit_)
+
+    def _score_impl(self, a, b):
+        self.score_counts_ = active_counts()
+        return super()._score_impl(a, b)
+
+
+def test_inside_shared_counts_the_inner_verifier_counts_the_masked_texts_once():
+    # a grid task's masked cells: one count of the masked forms of the task's texts
+    train = ["Alice met Bob in Paris.", "Then Carol went home.", "We saw Dave in Rome."]
+    corpus = Corpus.from_lists(train, ["x", "y", "x"])
+    test = ["We saw Erin in Oslo."]
+    with shared_counts(train + test) as outer:
+        inside = MaskedVerifier(_Counting(), EntityMasker()).fit(corpus)
+        inside.score_pairs(train[:1], test)
+        again = MaskedVerifier(_Counting(), EntityMasker()).fit(corpus)
+    derived = inside.verifier_.fit_counts_
+    assert derived is not outer and derived is again.verifier_.fit_counts_
+    assert derived is inside.verifier_.score_counts_ and derived.holds(inside.verifier_.seen_)
+    assert inside.verifier_.rows_.shape[0] == 3
+    fresh = MaskedVerifier(_Counting(), EntityMasker()).fit(corpus)
+    assert fresh.verifier_.fit_counts_ is None
+    assert (inside.verifier_.rows_ != fresh.verifier_.rows_).nnz == 0
