@@ -35,7 +35,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from baselines.lambdag import _BREAK, LambdaG
+from baselines._sentence_tokens import BREAK, reference_tokens
+from baselines.lambdag import LambdaG
 from baselines.registry import make
 from benchmarks import quiet
 from benchmarks.pan_datasets import DATASETS, train_test
@@ -118,12 +119,12 @@ def competitor(path: Path, dataset: str, seed: int) -> dict:
 
     ours = make("lambdag", seed)
     train, test = train_test(dataset)
-    distort = ours.set_params(grey_zone=False).fit(train)._tokenise
+    distortion = ours.set_params(grey_zone=False).fit(train).distortion_
 
     def prepared(items):  # the same distorted tokens as ours, one sentence a line
         return [
-            "\n".join(s.strip() for s in " ".join(tokens).split(_BREAK) if s.strip())
-            for tokens in distort(items)
+            "\n".join(s.strip() for s in " ".join(reference_tokens(t)).split(BREAK) if s.strip())
+            for t in distortion.transform(items)
         ]
 
     def problems(pairs):
