@@ -16,7 +16,7 @@ import re
 import numba
 import numpy as np
 
-from stylo.features._tokens import end_token, intern_tokens, token_buffer, token_strings
+from stylo.features._tokens import end_token, intern_tokens, token_positions, token_strings
 from stylo.features._utf8 import char_table, decode, encode, encode_utf8, lower_table
 
 __all__ = ["BREAK", "SentenceTokens", "reference_tokens"]
@@ -124,16 +124,10 @@ class SentenceTokens:
     def ids(self, vocabulary: dict[str, int], other: int) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per text, its tokens' ids (``vocabulary``'s, ``other`` for the rest), sentence
         after sentence, and the lengths of its sentences that have a token (both int64)."""
-        words = list(vocabulary)
-        vocab_buf, vocab_off = token_buffer(words)
-        n = len(words)
-        interned = intern_tokens(
-            np.concatenate([vocab_buf, self.buf]),
-            np.concatenate([vocab_off, self.tok_off[1:] + vocab_buf.size]),
-        )[0][n:]
-        # the words are distinct, so they took the ids 0..n-1 in their order
+        position = token_positions(list(vocabulary), self.buf, self.tok_off)
+        n = len(vocabulary)
         id_of = np.append(np.fromiter(vocabulary.values(), dtype=np.int64, count=n), other)
-        ids = id_of[np.minimum(interned, n)]
+        ids = id_of[np.where(position >= 0, position, n)]  # n: no word, the other token
         ids[np.diff(self.tok_off) == 1] = -1  # a break: its SEP alone
         get = {**vocabulary, BREAK: -1}.get
         out = []

@@ -56,6 +56,20 @@ def token_strings(buf: np.ndarray) -> list[str]:
     return buf.tobytes().decode("utf-8", "surrogatepass").split(chr(SEP))[:-1]
 
 
+def token_positions(words: list[str], buf: np.ndarray, tok_off: np.ndarray) -> np.ndarray:
+    """For each token of the token buffer ``buf``/``tok_off``, the position in ``words`` of
+    the first word equal to it, or -1 (int64, n_tokens): the words and tokens interned in one
+    table, the words first, so that a token took a word's id exactly when it equals it."""
+    words_buf, words_off = token_buffer(words)
+    ids = intern_tokens(
+        np.concatenate([words_buf, buf]), np.concatenate([words_off, tok_off[1:] + words_buf.size])
+    )[0]
+    n = len(words)
+    position = np.full(int(ids.max()) + 1 if ids.size else 0, -1, dtype=np.int64)
+    position[ids[:n][::-1]] = np.arange(n)[::-1]  # a repeated word: its first position
+    return position[ids[n:]]
+
+
 @numba.njit(cache=True, nogil=True, inline="always")
 def _word(buf, i):
     """The 8 bytes ``buf[i:i + 8]`` as a little-endian uint64."""

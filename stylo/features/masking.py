@@ -20,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from stylo.features import _reference as reference
 from stylo.features._distortion import distorted, lowered_words
-from stylo.features._tokens import intern_tokens, token_buffer, token_strings
+from stylo.features._tokens import intern_tokens, token_positions, token_strings
 from stylo.features._utf8 import char_table, encode_utf8, lower_table
 from stylo.features._validation import TextInputMixin
 from stylo.features.function_words import function_words
@@ -90,14 +90,10 @@ def _word_counts(docs: list[str]) -> Counter:
 
 
 def _distort(docs: list[str], keep: list[str], single: bool) -> list[str]:
-    """``_reference.distort(docs, set(keep), single)``: the words found and interned after the
-    kept ones (a word is kept when its id is a kept word's), the texts rewritten in kernels."""
+    """``_reference.distort(docs, set(keep), single)``: the words found and looked up among the
+    kept ones (``token_positions``), the texts rewritten in kernels."""
     text, doc_off, buf, tok_off, special = _words(docs)
-    keep_buf, keep_off = token_buffer(keep)
-    ids = intern_tokens(
-        np.concatenate([keep_buf, buf]), np.concatenate([keep_off, tok_off[1:] + keep_buf.size])
-    )[0]
-    kept = ids[len(keep) :] < (int(ids[: len(keep)].max()) + 1 if keep else 0)
+    kept = token_positions(keep, buf, tok_off) >= 0
     letter, digit = char_table("letter"), char_table("digit")
     out, out_off = distorted(text, doc_off, letter, digit, special, kept, single)
     raw = out.tobytes()

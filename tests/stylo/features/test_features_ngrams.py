@@ -25,6 +25,7 @@ from stylo.features._tokens import (
     merge_tokens,
     sort_tokens,
     token_buffer,
+    token_positions,
     token_strings,
     token_symbols,
 )
@@ -763,3 +764,14 @@ def test_utf8_scan_and_segments_kernels_match_reference(docs, word_bounded, limi
         n_sym += seg_off[n]
         n_seg += n
     assert chunk.size[0] >= n_sym and chunk.size[1] >= n_seg
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    words=st.lists(st.sampled_from(["a", "ab", "b", "é", "\ud800", "zz"]), max_size=5),
+    tokens=st.lists(st.sampled_from(["a", "ab", "b", "é", "\ud800", "zz", "c"]), max_size=8),
+)
+def test_token_positions_are_the_first_equal_words(words, tokens):
+    got = token_positions(words, *token_buffer(tokens))
+    assert got.dtype == np.int64
+    assert got.tolist() == [words.index(t) if t in words else -1 for t in tokens]
