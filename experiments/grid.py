@@ -146,6 +146,17 @@ class KindScope:
     protocol_params: Mapping[str, dict] = field(default_factory=dict)
     maskings: tuple[str, ...] | None = None
 
+    def on(self, datasets: list[str]) -> KindScope:
+        """This scope with each of its protocols on ``datasets`` instead of its own datasets:
+        the same seeds, sizes (``protocol_params``) and maskings; no ``settings``, whose
+        partial settings name the reference corpora's (mlpapers' first authors)."""
+        return KindScope(
+            {p: list(datasets) for p in self.protocol_datasets},
+            n_seeds=self.n_seeds,
+            protocol_params=dict(self.protocol_params),
+            maskings=self.maskings,
+        )
+
     def admits(self, protocol: str, dataset: str, setting: Mapping, seed_index: int) -> bool:
         wanted = self.settings.get(protocol)
         return (

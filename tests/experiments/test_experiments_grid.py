@@ -291,3 +291,25 @@ def test_neural_methods_run_on_the_rethinking_splits_with_entity_masking_only():
     quick = quick_grid()
     assert quick.kind_scopes["neural"].protocol_datasets == {"rethinking_av": ["guardian"]}
     assert quick.method_params["bert-pair"]["max_tokens"] <= 64
+
+
+@pytest.mark.parametrize("quick", [True, False])
+def test_named_datasets_keep_each_kinds_protocols_seeds_and_sizes(quick):
+    from experiments.run_all import _grid, build_parser
+
+    argv = ["--datasets", "mine,other", *(["--quick"] if quick else [])]
+    grid = _grid(build_parser().parse_args(argv), METHODS)
+    reference = quick_grid() if quick else full_grid()
+    assert [d.name for d in grid.datasets] == ["mine", "other"]
+    assert grid.protocol_datasets == {}
+    assert set(grid.kind_scopes) == set(reference.kind_scopes)
+    for kind, scope in grid.kind_scopes.items():
+        own = reference.kind_scopes[kind]
+        assert scope.protocol_datasets == {p: ["mine", "other"] for p in own.protocol_datasets}
+        assert scope.protocol_params == own.protocol_params
+        assert (scope.n_seeds, scope.maskings) == (own.n_seeds, own.maskings)
+        assert not scope.settings  # partial settings name the reference corpora's
+    if quick:  # the local LLM's quick one-to-two: 2 triplets, not the classical 40
+        llm = grid.kind_scopes["llm"]
+        assert llm.protocol_params["aidbench_one_to_two"]["n_triplets"] == 2
+        assert grid.protocol_params["aidbench_one_to_two"]["n_triplets"] == 40
