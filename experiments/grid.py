@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -435,6 +436,17 @@ def _settings(protocol, data, grid: GridSpec) -> list[dict]:
     return settings
 
 
+def _shape(data) -> str:
+    """What decides whether a protocol applies to ``data``: its authors and their texts, or
+    its problems."""
+    authors = getattr(data, "authors", None)
+    if getattr(data, "texts", None) is None or authors is None:
+        return f"{type(data).__name__} of {len(data)} problems"
+    counts = Counter(authors)
+    most = max(counts.values(), default=0)
+    return f"{len(counts)} authors, the most prolific with {most} texts"
+
+
 def _scope(grid: GridSpec, method: str, suite: Suite) -> KindScope | None:
     """The scope a method runs in: its own, else its kind's, else None (everywhere)."""
     return grid.kind_scopes.get(method, grid.kind_scopes.get(suite.methods[method].kind))
@@ -456,6 +468,13 @@ def _protocol_cells(
     except Exception as exc:
         skipped.append(f"{pname} on {ds.label()}: settings failed: {type(exc).__name__}: {exc}")
         return []
+    if not settings and not grid.protocol_datasets:
+        # a dataset the user named goes to every protocol: say which ones it is not fit for
+        line = f"{pname} on {ds.label()}: does not apply to it ({_shape(data)})"
+        if getattr(protocol, "needs", ""):
+            line += f"; it needs {protocol.needs}"
+        if line not in skipped:
+            skipped.append(line)
     masked = pname in grid.masking_protocols
     seeds = grid.seeds[:1] if pname in grid.single_seed_protocols else grid.seeds
     cells = []

@@ -284,6 +284,7 @@ class OneToOne(_AIDBench, VerificationProtocol):
     """AIDBench one-to-one verification: ``mix`` = "positives/negatives" (200 pairs)."""
 
     name = "aidbench_one_to_one"
+    needs = "a corpus with 150 same- and 50 other-author text pairs, or 100 and 100, or 50 and 150"
 
     def settings(self, data) -> list[dict]:
         if not isinstance(data, Corpus):
@@ -320,6 +321,7 @@ class OneToTwo(_AIDBench):
     """AIDBench one-to-two: which of two candidates did the query's author write?"""
 
     name = "aidbench_one_to_two"
+    needs = "a corpus with enough authors of two or more texts for its triplets"
 
     def __init__(
         self,
@@ -412,6 +414,10 @@ class OneToMany(_AIDBench):
     name = "aidbench_one_to_many"
     N_AUTHORS = (2, 5, 10)
     RAG = ((50, 10), (200, 50))  # (pool_size, keep): "50 filter 10", "200 filter 50"
+
+    @property
+    def needs(self) -> str:
+        return f"a corpus with at least 2 authors of {self.texts_per_author} texts each"
 
     def __init__(
         self,

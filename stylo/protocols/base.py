@@ -141,6 +141,8 @@ class Protocol:
     #: method: a grid runner starts the costliest cells first so that none is left alone at
     #: the end of a run. A scheduling hint only; no result depends on it.
     relative_cost: float = 1.0
+    #: what data this protocol applies to, said where it does not (a grid's "skipped" line)
+    needs: str = ""
 
     def settings(self, data) -> list[dict]:
         """The JSON-able settings this protocol runs on ``data`` by default; an empty list

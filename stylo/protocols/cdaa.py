@@ -55,6 +55,7 @@ class CrossDomainAttribution(Protocol):
     """``cdaa_attribution``: one setting per split present (e.g. PAN18 train and test)."""
 
     name = "cdaa_attribution"
+    needs = "attribution problems: a corpus with columns problem, role and candidate (PAN18/19's)"
     #: 2: the training corpus holds each known text once, under one author per person
     revision = 2
     # every text against every candidate (PAN19's development set: 36,459 text-candidate

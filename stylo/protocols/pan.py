@@ -22,6 +22,7 @@ class PanVerification(VerificationProtocol):
     PAN14/15 final score ``auc*c@1``, and precision/recall/accuracy at 0.5."""
 
     name = "pan_verification"
+    needs = "a pairs folder whose problems carry a split column with train and test"
 
     def __init__(
         self, train_split: str = "train", test_split: str = "test", version: str = "pan21"

@@ -261,6 +261,7 @@ class RethinkingAV(VerificationProtocol):
     """
 
     name = "rethinking_av"
+    needs = "a corpus with topics and at least 5 authors, or labelled pairs with authors and topics"
     #: 2: texts pooled by author are distinct (``distinct_texts``), and PAN's attribution
     #: corpora name each author once (``stylo.datasets._authors``)
     revision = 2

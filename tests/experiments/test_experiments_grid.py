@@ -313,3 +313,26 @@ def test_named_datasets_keep_each_kinds_protocols_seeds_and_sizes(quick):
         llm = grid.kind_scopes["llm"]
         assert llm.protocol_params["aidbench_one_to_two"]["n_triplets"] == 2
         assert grid.protocol_params["aidbench_one_to_two"]["n_triplets"] == 40
+
+
+class _NeverApplies(ToyVerification):
+    name = "toy_never"
+    needs = "a corpus of poems"
+
+    def settings(self, data) -> list[dict]:
+        return []
+
+
+def test_a_named_dataset_is_told_which_protocols_do_not_apply_and_what_they_need():
+    protocols = {**PROTOCOLS, "toy_never": _NeverApplies()}
+    exp = expand(toy_grid("toy"), Suite(protocols, toy_loader))  # every protocol: named datasets
+    never = [s for s in exp.skipped if s.startswith("toy_never on toy")]
+    assert never == [
+        "toy_never on toy: does not apply to it (6 authors, the most prolific with 6 texts); "
+        "it needs a corpus of poems"
+    ]
+    assert {c.protocol for c in exp.cells} == {"toy_verification", "toy_ranking"}
+    # the reference grid names its protocols' datasets itself: no such line there
+    grid = toy_grid("toy", protocol_datasets={"toy_never": ["toy"], "toy_ranking": ["toy"]})
+    skipped = expand(grid, Suite(protocols, toy_loader)).skipped
+    assert not any("does not apply" in s for s in skipped)
