@@ -227,16 +227,20 @@ class StackedVerifier(Verifier):
         ).fit(meta, t)
 
     def _stacked(self, X: Corpus | PairSet, bases) -> tuple[np.ndarray, np.ndarray, list, list]:
-        """``bases``' out-of-fold scores of the folds' held-out pairs (n_pairs, n_bases), those
-        pairs' labels, the bases fitted on all of ``X`` and those fitted on each fold."""
+        """``bases``' out-of-fold scores of the folds' held-out pairs (n_pairs, n_kept), those
+        pairs' labels, the kept bases fitted on all of ``X`` and those fitted on each fold (see
+        :meth:`_base_fits`)."""
         # the folds and the final fit count the n-grams of the same texts: once, here
         with shared_counts(readable_texts(X)):
-            scores, labels, folds = [], [], []
-            for train, held in self._folds(X):
-                folds.append([clone(b).fit(train) for b in bases])
-                scores.append(np.column_stack([b.score_problems(held) for b in folds[-1]]))
-                labels.append(held.labels)
-            whole = [clone(b).fit(X) for b in bases]
+            parts = list(self._folds(X))
+            folds, whole = self._base_fits(bases, [train for train, _ in parts], X, "stack")
+            if not whole:
+                raise ValueError(f"{type(self).__name__}: none of its bases could be fitted")
+            scores = [
+                np.column_stack([b.score_problems(held) for b in fits])
+                for fits, (_, held) in zip(folds, parts, strict=True)
+            ]
+            labels = [held.labels for _, held in parts]
             return np.vstack(scores), np.concatenate(labels), whole, folds
 
     def _fold_parts(self, X: Corpus | PairSet):
@@ -326,7 +330,9 @@ class StackedVerifier(Verifier):
         diffs = []
         with shared_counts(readable_texts(X)):
             parts = list(self._fold_parts(X))
-            fold_rank_bases, rank_bases = self._rank_base_fits(X, [t for t, _ in parts])
+            fold_rank_bases, rank_bases = self._base_fits(
+                self.rank_bases, [t for t, _ in parts], X, "ranking"
+            )
             for f, (_, held) in enumerate(parts):
                 queries, same, other = training_triplets(
                     held, int(self.n_pairs) // (2 * k), seed=self.random_state + f
@@ -343,20 +349,21 @@ class StackedVerifier(Verifier):
         )
         return model, rank_bases
 
-    def _rank_base_fits(self, X, trains) -> tuple[list[list[Verifier]], list[Verifier]]:
-        """``rank_bases`` fitted on each of ``trains`` (the folds' training parts) and on
-        ``X``. A rank base that cannot be fitted on one of them (a ValueError: LambdaG needs
-        folds of its own inside a fold's training texts, which a small corpus of one's own may
-        not give) is left out of the ranking, with a warning, rather than failing it."""
+    def _base_fits(self, bases, trains, X, role: str) -> tuple[list[list], list[Verifier]]:
+        """``bases`` fitted on each of ``trains`` (the folds' training parts) and on ``X``, in
+        the order of ``bases``. A base that cannot be fitted on one of them (a ValueError:
+        Delta on texts without a word, LambdaG needing folds of its own inside a fold's
+        training texts, which a small corpus of one's own may not give) is left out of the
+        ``role`` (the stack, the ranking), with a warning, rather than failing it."""
         per_fold, whole = [[] for _ in trains], []
-        for base in self.rank_bases:
+        for base in bases:
             try:
                 fits = [clone(base).fit(t) for t in trains]
                 fits.append(clone(base).fit(X))
             except ValueError as exc:
                 warnings.warn(
-                    f"{type(self).__name__}: rank base {type(base).__name__} left out of the "
-                    f"ranking: {exc}",
+                    f"{type(self).__name__}: base {type(base).__name__} left out of the "
+                    f"{role}: {exc}",
                     stacklevel=5,
                 )
                 continue

@@ -344,11 +344,26 @@ def test_a_rank_base_that_cannot_fit_on_a_fold_is_left_out_with_a_warning(corpus
     est = StackedVerifier((base,), rank_bases=(_NeedsManyTexts(max_features=500),), **kw)
     without = StackedVerifier((base,), **kw)
     queries, cands = [texts[0], texts[1]], [texts[2:6], texts[6:8]]
-    with pytest.warns(UserWarning, match="rank base _NeedsManyTexts left out of the ranking: too"):
+    with pytest.warns(UserWarning, match="base _NeedsManyTexts left out of the ranking: too"):
         ranked = est.fit(train).rank_many(queries, cands)
     assert est.rank_bases_ == []
     for a, b in zip(ranked, without.fit(train).rank_many(queries, cands), strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def test_a_base_that_cannot_fit_is_left_out_of_the_stack_with_a_warning(corpus):
+    train, texts = corpus.subset(np.arange(40)), corpus.texts[40:]
+    base = CharNgramCosine(max_features=2000)
+    est = StackedVerifier((_NeedsManyTexts(max_features=500), base), n_pairs=90)
+    with pytest.warns(UserWarning, match="base _NeedsManyTexts left out of the stack: too"):
+        est.fit(train)
+    alone = StackedVerifier((base,), n_pairs=90).fit(train)
+    assert len(est.bases_) == 1 and est.oof_scores_.shape == alone.oof_scores_.shape
+    np.testing.assert_array_equal(est.oof_scores_, alone.oof_scores_)
+    a, b = texts[:6], texts[6:12]
+    np.testing.assert_array_equal(est.score_pairs(a, b), alone.score_pairs(a, b))
+    with pytest.warns(UserWarning), pytest.raises(ValueError, match="none of its bases"):
+        StackedVerifier((_NeedsManyTexts(max_features=500),), n_pairs=90).fit(train)
 
 
 def test_pairwise_ranking_on_training_pairs_without_authors_ranks_with_the_meta_model():
