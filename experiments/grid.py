@@ -149,11 +149,17 @@ class KindScope:
 
     def on(self, datasets: list[str]) -> KindScope:
         """This scope with each of its protocols on ``datasets`` instead of its own datasets:
-        the same seeds, sizes (``protocol_params``) and maskings; no ``settings``, whose
-        partial settings name the reference corpora's (mlpapers' first authors)."""
+        the same seeds, sizes (``protocol_params``) and maskings, and the same settings but
+        for one-to-many's ``first_author``, which only a corpus with author lists names (on
+        any other, one-to-many ranks by the one author a text has)."""
+        settings = {
+            p: [{k: v for k, v in w.items() if k != "first_author"} for w in partial]
+            for p, partial in self.settings.items()
+        }
         return KindScope(
             {p: list(datasets) for p in self.protocol_datasets},
             n_seeds=self.n_seeds,
+            settings=settings,
             protocol_params=dict(self.protocol_params),
             maskings=self.maskings,
         )

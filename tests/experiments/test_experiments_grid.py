@@ -308,7 +308,7 @@ def test_named_datasets_keep_each_kinds_protocols_seeds_and_sizes(quick):
         assert scope.protocol_datasets == {p: ["mine", "other"] for p in own.protocol_datasets}
         assert scope.protocol_params == own.protocol_params
         assert (scope.n_seeds, scope.maskings) == (own.n_seeds, own.maskings)
-        assert not scope.settings  # partial settings name the reference corpora's
+        assert scope.settings.keys() == own.settings.keys()
     if quick:  # the local LLM's quick one-to-two: 2 triplets, not the classical 40
         llm = grid.kind_scopes["llm"]
         assert llm.protocol_params["aidbench_one_to_two"]["n_triplets"] == 2
@@ -336,3 +336,16 @@ def test_a_named_dataset_is_told_which_protocols_do_not_apply_and_what_they_need
     grid = toy_grid("toy", protocol_datasets={"toy_never": ["toy"], "toy_ranking": ["toy"]})
     skipped = expand(grid, Suite(protocols, toy_loader)).skipped
     assert not any("does not apply" in s for s in skipped)
+
+
+def test_a_scope_on_named_datasets_keeps_its_slice_of_settings_without_first_author():
+    methods = {"slow": MethodSpec(lambda seed, o: RandomGuess(seed), kind="llm")}
+    scope = KindScope(
+        {"toy_ranking": ["elsewhere"]},
+        settings={"toy_ranking": [{"n_authors": 2, "first_author": True}]},
+    )
+    grid = GridSpec(datasets=[DatasetSpec("toy")], seeds=[0], methods=["slow"])
+    grid.kind_scopes = {"llm": scope.on(["toy"])}
+    cells = expand(grid, Suite(PROTOCOLS, toy_loader, methods=methods)).cells
+    # the toy corpus has no author lists: its settings name no first_author
+    assert [(c.protocol, c.setting) for c in cells] == [("toy_ranking", {"n_authors": 2})]
