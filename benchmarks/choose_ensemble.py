@@ -103,6 +103,7 @@ def _candidates() -> dict[str, StackedVerifier]:
         "3f-small+cdm": stack((norm, small, delta, cdm), 3),
         "2f-small+lambdag+cdm": stack((norm, small, delta, lambdag, cdm), 2),
         "3f-full+lambdag+cdm": stack((norm, full, delta, lambdag, cdm), 3),
+        "3f-small+cdm+lambdag": stack((norm, small, delta, cdm, lambdag), 3),
         "3f-small+gi": stack((norm, small, delta, gi), 3),
         "3f-small+cdm+gi": stack((norm, small, delta, cdm, gi), 3),
         "3f-small+cdm+dist100": stack((norm, small, delta, cdm, dist100), 3),
@@ -111,23 +112,20 @@ def _candidates() -> dict[str, StackedVerifier]:
 
 
 def _ranking_candidates() -> dict[str, StackedVerifier]:
-    """Name -> unfitted stack ranking candidates: the registered stack's bases, with and
-    without LambdaG or the distorted s-normalised cosine (k = 300) as a rank base, under its
-    scoring meta-model or a pairwise one."""
-    # without its rank bases, whatever the registry gives it: "bases" is the scoring
-    # meta-model alone (once LambdaG was registered, "bases" and "bases + lambdag" had become
-    # the same stack)
-    registered = clone(make("ensemble", 0)).set_params(rank_bases=(), ranking="meta")
-    pairwise = clone(registered).set_params(ranking="pairwise")
-    lambdag = (Construct("baselines.lambdag:LambdaG").build(),)
+    """Name -> unfitted stack ranking candidates: the registered stack's bases under its
+    scoring meta-model or a pairwise one, without LambdaG, and with or without the distorted
+    s-normalised cosine (k = 300) as a rank base."""
+    registered = make("ensemble", 0)
+    bare = clone(registered).set_params(rank_bases=())
+    meta = clone(bare).set_params(ranking="meta")
+    four = tuple(b for b in registered.bases if type(b).__name__ != "LambdaG")
     dist300 = (_distorted(_bases_by_class(registered)["BackgroundNormalized"], 300),)
     return {
-        "bases": registered,
-        "bases + lambdag": clone(registered).set_params(rank_bases=lambdag),
-        "bases + dist300": clone(registered).set_params(rank_bases=dist300),
-        "pairwise": pairwise,
-        "pairwise + lambdag": clone(pairwise).set_params(rank_bases=lambdag),
-        "pairwise + dist300": clone(pairwise).set_params(rank_bases=dist300),
+        "bases": meta,
+        "bases + dist300": clone(meta).set_params(rank_bases=dist300),
+        "pairwise": bare,
+        "pairwise without lambdag": clone(bare).set_params(bases=four),
+        "pairwise + dist300": clone(bare).set_params(rank_bases=dist300),
     }
 
 

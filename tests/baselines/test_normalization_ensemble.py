@@ -7,9 +7,11 @@ import pytest
 from baselines_synth import synthetic_corpus, synthetic_pairs
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
 from baselines.ensemble import StackedVerifier, _logits, pair_groups
+from baselines.masked import MaskedVerifier
 from baselines.naive import CharNgramCosine
 from baselines.normalization import (
     BackgroundNormalized,
@@ -20,6 +22,7 @@ from baselines.normalization import (
 )
 from baselines.registry import make
 from stylo.corpus import PairSet
+from stylo.features import TextDistortion
 from stylo.protocols import PROTOCOLS
 from stylo.protocols.base import Task
 from stylo.training_draws import training_triplets
@@ -173,7 +176,7 @@ def test_stacked_folds_never_score_their_training_authors(corpus):
 def test_ensemble_runs_every_protocol_call(corpus):
     est = make("ensemble", seed=0).fit(corpus.subset(np.arange(40)))
     n_bases = len(est.bases)
-    assert n_bases == 4 and est.oof_auc_.shape == (n_bases,)
+    assert n_bases == 5 and est.oof_auc_.shape == (n_bases,)
     assert est.oof_scores_.shape[1] == n_bases
     texts = corpus.texts[40:]
     s = est.score_pairs(texts[:5], texts[5:10])
@@ -374,3 +377,22 @@ def test_pairwise_ranking_on_training_pairs_without_authors_ranks_with_the_meta_
     q, c = pairs.unknown[:2], [pairs.unknown[2:5], pairs.unknown[5:7]]
     for a, b in zip(est.rank_many(q, c), meta.rank_many(q, c)):
         np.testing.assert_array_equal(a, b)
+
+
+def test_bases_score_without_their_grey_zones_own_or_wrapped(corpus):
+    train, texts = corpus.subset(np.arange(40)), corpus.texts[40:]
+    zoned = BackgroundNormalized(CharNgramCosine(max_features=2000), grey_zone=True)
+    wrapped = MaskedVerifier(clone(zoned), TextDistortion(k=50))
+    est = StackedVerifier((zoned, wrapped), n_pairs=90, ranking="pairwise").fit(train)
+    assert zoned.grey_zone and wrapped.verifier.grey_zone  # the caller's bases are untouched
+    fitted = [*est.bases_, *(b for fold in est.fold_bases_ for b in fold)]
+    assert len(fitted) == 8
+    assert [b.grey_zone for b in fitted[::2]] == [False] * 4
+    assert [b.verifier.grey_zone for b in fitted[1::2]] == [False] * 4
+    # so a base's scores are its probabilities, no band of them flattened to 0.5
+    plain = BackgroundNormalized(CharNgramCosine(max_features=2000), grey_zone=False)
+    a, b = texts[:8], texts[8:16]
+    np.testing.assert_array_equal(
+        est.bases_[0].score_pairs(a, b), plain.fit(train).score_pairs(a, b)
+    )
+    assert not np.any(est.oof_scores_ == 0.5)
