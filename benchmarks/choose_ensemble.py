@@ -63,6 +63,14 @@ def _logreg(**params):
     return Construct("baselines.pair_logistic:LogisticPairVerifier", params)
 
 
+def _lambdag(n_references: int, n_pairs: int):
+    """LambdaG with fewer reference models and calibration pairs than its defaults (30, 200):
+    the stack fits it once per fold and once on all data."""
+    return Construct(
+        "baselines.lambdag:LambdaG", {"n_references": n_references, "n_pairs": n_pairs}
+    )
+
+
 def _distorted(norm, k: int) -> MaskedVerifier:
     """The s-normalised cosine ``norm`` on text distorted to its ``k`` most frequent words
     (Stamatatos 2017): a view of the texts with the topic words masked, for cross-topic and
@@ -104,6 +112,10 @@ def _candidates() -> dict[str, StackedVerifier]:
         "2f-small+lambdag+cdm": stack((norm, small, delta, lambdag, cdm), 2),
         "3f-full+lambdag+cdm": stack((norm, full, delta, lambdag, cdm), 3),
         "3f-small+cdm+lambdag": stack((norm, small, delta, cdm, lambdag), 3),
+        **{
+            f"3f-small+cdm+lambdag-r{r}p{p}": stack((norm, small, delta, cdm, _lambdag(r, p)), 3)
+            for r, p in ((10, 200), (10, 100), (10, 50), (5, 100))
+        },
         "3f-small+gi": stack((norm, small, delta, gi), 3),
         "3f-small+cdm+gi": stack((norm, small, delta, cdm, gi), 3),
         "3f-small+cdm+dist100": stack((norm, small, delta, cdm, dist100), 3),

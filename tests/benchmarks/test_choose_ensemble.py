@@ -8,6 +8,7 @@ import pytest
 
 from baselines.registry import make
 from benchmarks.choose_ensemble import (
+    _candidates,
     _ranking_candidates,
     choose,
     held_one_of_k,
@@ -79,3 +80,9 @@ def test_choose_reads_the_rule_figure_only():
         }
     )
     assert choose(table) == "dear"
+
+
+def test_the_registered_bases_are_the_chosen_auc_candidate():
+    chosen = _candidates()["3f-small+cdm+lambdag-r5p100"]
+    assert repr(chosen.bases) == repr(make("ensemble", 0).bases)
+    assert chosen.n_folds == make("ensemble", 0).n_folds
