@@ -75,7 +75,8 @@ class ClosedSetAttribution(Protocol):
     ``problems``, ``cross_topic`` (bool) and ``within`` (a column, or None)."""
 
     name = "closed_attribution"
-    needs = "a corpus with at least 5 authors of 7 texts each"
+    # the smallest of SIZES, the last ``settings`` tries
+    needs = f"a corpus with at least {SIZES[-1][0]} authors of {sum(SIZES[-1][1:])} texts each"
     #: 2: texts pooled by author are distinct (``distinct_texts``), and PAN's attribution
     #: corpora name each author once (``stylo.datasets._authors``)
     revision = 2
