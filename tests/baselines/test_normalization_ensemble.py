@@ -13,6 +13,7 @@ from sklearn.linear_model import LogisticRegression
 from baselines.ensemble import StackedVerifier, _logits, pair_groups
 from baselines.masked import MaskedVerifier
 from baselines.naive import CharNgramCosine
+from baselines.nonnegative_logistic import NonNegativeLogisticRegression
 from baselines.normalization import (
     BackgroundNormalized,
     _kept,
@@ -275,7 +276,7 @@ def test_rank_bases_join_a_second_meta_model_fitted_at_the_first_ranking(corpus)
     ranked = est.rank_many([texts[0], texts[1]], [texts[2:6], texts[6:8]])
     # the ranking meta-model is fitted on both stacks' out-of-fold scores of the same pairs
     logits = _logits([plain.oof_scores_[:, 0], alone.oof_scores_[:, 0]])
-    expected = LogisticRegression().fit(logits, plain.oof_labels_)
+    expected = NonNegativeLogisticRegression().fit(logits, plain.oof_labels_)
     np.testing.assert_allclose(est.rank_meta_.coef_, expected.coef_, rtol=1e-6)
     columns = [
         np.concatenate(b.rank_many([texts[0], texts[1]], [texts[2:6], texts[6:8]]))
@@ -396,3 +397,21 @@ def test_bases_score_without_their_grey_zones_own_or_wrapped(corpus):
         est.bases_[0].score_pairs(a, b), plain.fit(train).score_pairs(a, b)
     )
     assert not np.any(est.oof_scores_ == 0.5)
+
+
+class _Upside(CharNgramCosine):
+    """A base whose scores mean "other author" when high: the cosine turned upside down."""
+
+    def _score_impl(self, texts_a, texts_b):
+        return 1.0 - super()._score_impl(texts_a, texts_b)
+
+
+def test_the_meta_model_reads_no_base_upside_down_unless_asked(corpus):
+    train = corpus.subset(np.arange(40))
+    bases = (CharNgramCosine(max_features=2000), _Upside(max_features=2000))
+    held = StackedVerifier(bases, n_pairs=90).fit(train)
+    free = StackedVerifier(bases, n_pairs=90, positive=False).fit(train)
+    np.testing.assert_array_equal(held.oof_scores_, free.oof_scores_)
+    assert held.oof_auc_[1] < 0.5  # the upside-down base ranks the pairs the wrong way
+    assert held.meta_.coef_[0, 1] == 0.0 and held.meta_.coef_[0, 0] > 0
+    assert isinstance(free.meta_, LogisticRegression) and free.meta_.coef_[0, 1] < 0
