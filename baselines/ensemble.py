@@ -172,10 +172,6 @@ class StackedVerifier(Verifier):
     n_folds : out-of-fold groups of the training data.
     n_pairs : out-of-fold training pairs drawn from a Corpus (``n_pairs / n_folds`` per fold).
     C : inverse regularisation of the meta-model.
-    positive : hold the meta-model's weights non-negative
-        (:class:`~baselines.nonnegative_logistic.NonNegativeLogisticRegression`; Breiman's
-        stacking constraint): a base's higher score means "same author", so no base is read
-        upside down however noisy its out-of-fold scores. Also the ``"meta"`` ranking model's.
     objective : what the grey zone maximises on the out-of-fold pairs (PAN 2021 overall).
     random_state : seed of the fold assignment and of the pair draws.
     rank_bases : more unfitted verifiers, used only to rank candidates (``rank``, ``choose``,
@@ -191,6 +187,10 @@ class StackedVerifier(Verifier):
         model is fitted at the first ranking call from the training data ``fit`` keeps, so a
         protocol that never ranks (verification; attribution, whose open-set rule reads the
         first meta-model) never fits it.
+    positive : hold the meta-model's weights non-negative
+        (:class:`~baselines.nonnegative_logistic.NonNegativeLogisticRegression`; Breiman's
+        stacking constraint): a base's higher score means "same author", so no base is read
+        upside down however noisy its out-of-fold scores. Also the ``"meta"`` ranking model's.
 
     Attributes: ``bases_`` (fitted on all data), ``meta_`` (the meta-model: its ``coef_``
     are the bases' weights),

@@ -331,8 +331,9 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", default="0,1,2")
     ap.add_argument("--candidates", default="", help="of the AUC study (not --ranking)")
     ap.add_argument("--csv")
-    ap.add_argument("--ranking", action="store_true", help="choose how candidates are ranked")
-    ap.add_argument(
+    which = ap.add_mutually_exclusive_group()
+    which.add_argument("--ranking", action="store_true", help="choose how candidates are ranked")
+    which.add_argument(
         "--cross", action="store_true", help="the AUC study across English PAN training sets"
     )
     args = ap.parse_args(argv)
