@@ -1,12 +1,12 @@
 """Logistic regression whose feature weights are held non-negative: a stacking meta-model.
 
-Stacked generalisation combines base predictors best with non-negative weights (Breiman,
-"Stacked regressions", Machine Learning 24, 1996; LeBlanc & Tibshirani, JASA 1996): every base
-verifier's score already means "same author" when high, so a negative weight reads a base
-upside down, which only the noise of a small training set can ask for. On PAN15-en's 100
-training problems the unconstrained meta-model of ``ensemble`` gave Delta a weight of -1.38
-and ``logreg-pair`` -0.70, both near chance out of fold there (AUC 0.48 and 0.41), and carried
-those signs to every set it scored.
+Stacking is usually constrained to non-negative weights, which Breiman ("Stacked regressions",
+Machine Learning 24, 1996) and LeBlanc & Tibshirani (JASA 91, 1996) found to generalise better:
+every base verifier's score already means "same author" when high, so a negative weight reads a
+base upside down, and on a small training set that is more often noise than effect. On
+PAN15-en's 100 training problems the unconstrained meta-model of ``ensemble`` gave Delta a
+weight of -1.38 and ``logreg-pair`` -0.70, both near chance out of fold there (AUC 0.48 and
+0.41), and carried those signs to every set it scored.
 
 The objective is scikit-learn's for ``LogisticRegression(C=C)`` (lbfgs, L2): ``C`` times the
 summed log-loss plus half the squared weights, the intercept not penalised, minimised by
@@ -46,7 +46,11 @@ class NonNegativeLogisticRegression(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Fit on ``X`` (n_samples, n_features) and binary labels ``y`` (n_samples,)."""
-        if not np.isfinite(self.C) or self.C <= 0:
+        try:
+            c = float(self.C)
+        except (TypeError, ValueError):
+            c = float("nan")
+        if not np.isfinite(c) or c <= 0:
             raise ValueError(f"C must be a positive number, got {self.C!r}")
         X, y = check_X_y(X, y, dtype=np.float64)
         self.n_features_in_ = X.shape[1]
@@ -54,7 +58,7 @@ class NonNegativeLogisticRegression(ClassifierMixin, BaseEstimator):
         if len(self.classes_) != 2:
             raise ValueError(f"needs two classes, got {len(self.classes_)}")
         sign = np.where(codes == 1, 1.0, -1.0)
-        m, c, bias = X.shape[1], float(self.C), bool(self.fit_intercept)
+        m, bias = X.shape[1], bool(self.fit_intercept)
 
         def loss_and_grad(theta):
             w, b = theta[:m], (theta[m] if bias else 0.0)

@@ -78,7 +78,7 @@ def test_without_intercept_and_with_string_classes():
     assert clone(est).get_params() == est.get_params()
 
 
-@pytest.mark.parametrize("C", [0, -1.0, float("nan")])
+@pytest.mark.parametrize("C", [0, -1.0, float("nan"), "strong", None])
 def test_a_bad_regularisation_is_refused(C):
     with pytest.raises(ValueError, match="C must be a positive number"):
         NonNegativeLogisticRegression(C=C).fit(*_data(0, [1.0]))
