@@ -245,8 +245,9 @@ class StackedVerifier(Verifier):
         self.training_data_ = X if self.rank_bases or pairwise else None
         self.rank_bases_ = self.rank_meta_ = None
         self.oof_auc_ = np.array([roc_auc_score(t, s[:, j]) for j in range(s.shape[1])])
-        self.meta_ = self._meta_model(_logits(list(s.T)), t)
-        meta = self.meta_.predict_proba(_logits(list(s.T)))[:, 1]
+        logits = _logits(list(s.T))
+        self.meta_ = self._meta_model(logits, t)
+        meta = self.meta_.predict_proba(logits)[:, 1]
         self.calibrator_ = ScoreCalibrator(
             platt=False, grey_zone=True, objective=self.objective
         ).fit(meta, t)
