@@ -222,8 +222,8 @@ def gi_kernel(n_problems: int = 10) -> pd.DataFrame:
     ).astype(np.int64)
     csr = (rows.indptr.astype(np.int64), rows.indices.astype(np.int64), rows.data, rows.shape[1])
     sums = gi_module._masked_sums(csr[0], csr[1], csr[2], mask_t)
-    # float32, as GeneralImpostors passes it
-    mask = np.ascontiguousarray(mask_t.T, dtype=np.float32)
+    # one byte a feature, as GeneralImpostors passes it
+    mask = np.ascontiguousarray(mask_t.T, dtype=np.uint8)
     table = []
     for kernel in ("wins", "margins"):
         fast = getattr(gi_module, f"_impostor_{kernel}")
