@@ -242,12 +242,14 @@ def _grouped_trials(
     n_iter, m = picks.shape
     out = np.zeros(q_rows.shape[0])
     every = np.arange(n_iter)
+    # typed, not a literal 0, which Numba would compile _slot_sims for besides int64
+    first = np.int64(0)
     for g in numba.prange(starts.shape[0] - 1):
         members = order[starts[g] : starts[g + 1]]
         q = q_rows[members[0]]
         dense = _dense_row(indptr, indices, data, n_features, q)
         rows = np.unique(cand[members].ravel())
-        sims = np.full((n_iter, rows.shape[0]), -1.0)  # -1: not computed yet
+        sims = np.full((rows.shape[0], n_iter), -1.0)  # -1: not computed yet
         end = 0
         if margin:
             feats, mins, lo, hi = _shared_mins(indptr, indices, data, dense, rows)
@@ -259,13 +261,13 @@ def _grouped_trials(
                         drawn[slot[picks[it, s]], it] = True
             its = np.empty(n_iter, dtype=np.int64)
             for c in range(rows.shape[0]):
-                n_its = 0
+                n_its = first
                 for it in range(n_iter):
                     if drawn[c, it]:
                         its[n_its] = it
                         n_its += 1
                 _slot_sims(
-                    feats, mins, lo, hi, c, mask, its, n_its, sums[q], sums[rows[c]], sims[:, c]
+                    feats, mins, lo, hi, c, mask, its, n_its, sums[q], sums[rows[c]], sims[c]
                 )
         else:  # each row's shared features appended when first needed; lo[c] < 0: not yet
             size = _row_room(indptr, rows)
@@ -281,13 +283,13 @@ def _grouped_trials(
                 indptr, indices, data, dense, t_rows[p : p + 1]
             )
             _slot_sims(
-                t_feats, t_mins, t_lo, t_hi, 0, mask, every, n_iter, sums[q], sums[t], target
+                t_feats, t_mins, t_lo, t_hi, first, mask, every, n_iter, sums[q], sums[t], target
             )
             for it in range(n_iter):
                 best = 0.0
                 for s in range(m):
                     c = slot[picks[it, s]]
-                    sim = sims[it, c]
+                    sim = sims[c, it]
                     if sim < 0.0:
                         if lo[c] < 0:
                             lo[c] = end
@@ -298,7 +300,7 @@ def _grouped_trials(
                         sim = _slot_sim(
                             feats, mins, lo, hi, c, mask[it], sums[q, it], sums[rows[c], it]
                         )
-                        sims[it, c] = sim
+                        sims[c, it] = sim
                     best = sim if sim > best else best
                     if not margin and sim >= target[it]:  # one impostor at least as close loses
                         break

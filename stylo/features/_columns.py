@@ -178,8 +178,7 @@ def remap_rows(row_nnz, ids, counts, local_to_col, n_cols):
     tmp_ids = np.empty(longest, dtype=ids.dtype)
     tmp_counts = np.empty(longest, dtype=counts.dtype)
     hist = np.zeros((1 << digit_bits) + 1, dtype=np.int64)
-    p = 0
-    q = 0
+    p = q = np.int64(0)  # not a literal 0, which _sort_run would be compiled for too
     end = ids.shape[0]
     for d in range(n_docs):
         start = q

@@ -244,10 +244,13 @@ def count_segments(
     counter = _new_counter(min_n, max_n, bits, word_bounded)
     n_docs = doc_seg.shape[0] - 1
     row_nnz = np.zeros(n_docs, dtype=np.int64)
-    nnz = 0
+    # np.int64(0), not 0, wherever a value goes on to another kernel: Numba types a literal 0
+    # as Literal[int](0) first and compiled each callee once for it and again for int64 (a
+    # quarter of the counting kernels' first-run compile time)
+    nnz = np.int64(0)
     for step in range(n_docs):
         d = n_docs - 1 - step if at_end else step
-        n_t = 0
+        n_t = np.int64(0)
         s0 = doc_seg[d]
         s_end = doc_seg[d + 1]
         p = seg_off[s0]
@@ -294,15 +297,15 @@ def count_text(
     limit = max(piece, 2 * max_n + 2)  # symbols decoded at a time: more than are carried
     n_docs = doc_off.shape[0] - 1
     row_nnz = np.zeros(n_docs, dtype=np.int64)
-    nnz = 0
+    nnz = np.int64(0)  # typed, not literal: see count_segments
     for step in range(n_docs):
         d = n_docs - 1 - step if at_end else step
-        n_t = 0
+        n_t = np.int64(0)
         at = doc_off[d]  # the next byte to decode
         b = doc_off[d + 1]
-        held = 0  # symbols carried over from the previous piece
-        start = 0  # the first of them not counted yet
-        inside = False
+        held = np.int64(0)  # symbols carried over from the previous piece
+        start = np.int64(0)  # the first of them not counted yet
+        inside = np.bool_(False)
         last = False
         while not last:
             doc_sym = grow(doc_sym, min(limit, held + 2 * (b - at)) + 2)
@@ -334,7 +337,9 @@ def count_text(
                 else:
                     stop = a_open
                     keep = a_open
-            counter, n_t = _count_piece(counter, n_t, doc_sym, doc_seg_off, 0, s1, start, stop)
+            counter, n_t = _count_piece(
+                counter, n_t, doc_sym, doc_seg_off, np.int64(0), s1, start, stop
+            )
             if not last:
                 for k in range(held - keep):
                     doc_sym[k] = doc_sym[keep + k]
