@@ -34,6 +34,8 @@ import math
 import numba
 import numpy as np
 
+from stylo._threads import map_parallel
+
 __all__ = [
     "BOS",
     "EOS",
@@ -218,13 +220,14 @@ def _sentence_logprob(model, tok, a, b, order, n_sym, discount, eps, prev, cur):
 
 
 # -- batches ---------------------------------------------------------------------------------
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True, nogil=True)
 def _known_totals(
-    tok, starts, model_ids, model_ptr, query_ptr, query_lo, query_hi, order, n_sym, discount, eps
+    tok, starts, model_ids, model_ptr, query_ptr, query_lo, query_hi, lm, m0, m1, out
 ):
-    n_models = model_ptr.shape[0] - 1
-    out = np.empty(query_lo.shape[0])
-    for m in numba.prange(n_models):
+    """Models ``m0:m1``: fitted, their queries' totals written to ``out``; ``lm`` is the
+    models' (order, n_sym, discount, eps)."""
+    order, n_sym, discount, eps = lm
+    for m in range(m0, m1):
         model = _build(tok, starts, model_ids, model_ptr[m], model_ptr[m + 1], order, n_sym)
         prev = np.zeros(order + 1, dtype=np.int64)
         cur = np.zeros(order + 1, dtype=np.int64)
@@ -235,10 +238,9 @@ def _known_totals(
                     model, tok, starts[j], starts[j + 1], order, n_sym, discount, eps, prev, cur
                 )
             out[q] = s
-    return out
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True, nogil=True)
 def _reference_totals(
     pool_tok,
     pool_starts,
@@ -248,15 +250,17 @@ def _reference_totals(
     starts,
     query_lo,
     query_hi,
-    order,
-    n_sym,
-    discount,
-    eps,
+    lm,
+    r0,
+    r1,
+    out,
 ):
-    n_refs, n_pool = orders.shape
+    """References ``r0:r1``: their columns of ``out`` (n_queries, n_refs); ``lm`` as in
+    ``_known_totals``."""
+    order, n_sym, discount, eps = lm
+    n_pool = orders.shape[1]
     n_q = sizes.shape[0]
-    out = np.empty((n_q, n_refs))
-    for r in numba.prange(n_refs):
+    for r in range(r0, r1):
         perm = orders[r]
         model = _new_model(1024, n_sym)
         prev = np.zeros(order + 1, dtype=np.int64)
@@ -276,7 +280,6 @@ def _reference_totals(
                     model, tok, starts[j], starts[j + 1], order, n_sym, discount, eps, prev, cur
                 )
             out[q, r] = total
-    return out
 
 
 def sentence_store(sentences: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -297,13 +300,15 @@ def known_model_totals(
     n_sym: int,
     discount: float,
     eps: float,
+    n_threads: int = 1,
 ) -> list[np.ndarray]:
     """Log-probability totals of queries under one model per group, models fitted once.
 
     ``tok``/``starts`` hold all sentences (sentence j is tok[starts[j]:starts[j + 1]]);
     ``model_sentences[m]`` are the sentence ids model m is fitted on and ``query_ranges[m]``
     the (first, end) sentence ranges of the queries it scores. Returns, per model, the sum of
-    sentence log-probabilities of each of its queries. Models are fitted in parallel threads.
+    sentence log-probabilities of each of its queries. Blocks of models run on ``n_threads``
+    threads.
     """
     model_ptr = np.zeros(len(model_sentences) + 1, dtype=np.int64)
     np.cumsum([len(m) for m in model_sentences], out=model_ptr[1:])
@@ -317,18 +322,13 @@ def known_model_totals(
     flat = [r for q in query_ranges for r in q]
     lo = np.array([r[0] for r in flat], dtype=np.int64)
     hi = np.array([r[1] for r in flat], dtype=np.int64)
-    out = _known_totals(
-        tok,
-        starts,
-        model_ids,
-        model_ptr,
-        query_ptr,
-        lo,
-        hi,
-        int(order),
-        int(n_sym),
-        float(discount),
-        float(eps),
+    out = np.empty(len(flat))
+    lm = (int(order), int(n_sym), float(discount), float(eps))
+    args = (tok, starts, model_ids, model_ptr, query_ptr, lo, hi, lm)
+    n_models = len(model_sentences)
+    cuts = np.linspace(0, n_models, min(n_models, 4 * n_threads) + 1).astype(np.int64)
+    map_parallel(
+        lambda i: _known_totals(*args, cuts[i], cuts[i + 1], out), range(len(cuts) - 1), n_threads
     )
     return np.split(out, query_ptr[1:-1])
 
@@ -345,6 +345,7 @@ def reference_model_totals(
     n_sym: int,
     discount: float,
     eps: float,
+    n_threads: int = 1,
 ) -> np.ndarray:
     """(n_queries, n_refs) log-probability totals of queries under growing reference models.
 
@@ -352,7 +353,8 @@ def reference_model_totals(
     (ids into ``pool_tok``/``pool_starts``), as many as it takes to reach ``sizes[q]`` tokens
     (at least one sentence, at most all of ``orders[r]``), and scores query q's sentences
     (a (first, end) range into ``tok``/``starts``). The models of one r are nested, so each is
-    grown from the previous one instead of being refitted; references run in parallel threads.
+    grown from the previous one instead of being refitted; blocks of references run on
+    ``n_threads`` threads.
     """
     sizes = np.asarray(sizes, dtype=np.int64)
     rank = np.argsort(sizes, kind="stable")
@@ -360,20 +362,18 @@ def reference_model_totals(
     hi = np.array([query_ranges[q][1] for q in rank], dtype=np.int64)
     out = np.empty((len(sizes), orders.shape[0]))
     if len(sizes):
-        out[rank] = _reference_totals(
-            pool_tok,
-            pool_starts,
-            np.ascontiguousarray(orders),
-            sizes[rank],
-            tok,
-            starts,
-            lo,
-            hi,
-            int(order),
-            int(n_sym),
-            float(discount),
-            float(eps),
+        ranked = np.empty((len(sizes), orders.shape[0]))
+        lm = (int(order), int(n_sym), float(discount), float(eps))
+        args = (pool_tok, pool_starts, np.ascontiguousarray(orders), sizes[rank], tok, starts)
+        args += (lo, hi, lm)
+        n_refs = orders.shape[0]
+        cuts = np.linspace(0, n_refs, min(n_refs, 4 * n_threads) + 1).astype(np.int64)
+        map_parallel(
+            lambda i: _reference_totals(*args, cuts[i], cuts[i + 1], ranked),
+            range(len(cuts) - 1),
+            n_threads,
         )
+        out[rank] = ranked
     return out
 
 

@@ -78,6 +78,7 @@ import scipy.sparse as sp
 
 from baselines._features import make_counter, relative_frequencies
 from baselines.calibration import ScoreCalibrator
+from stylo._threads import kernel_threads, map_parallel
 from stylo.corpus import Corpus, PairSet
 from stylo.features import nearest_minmax, paired_minmax
 from stylo.progress import advance
@@ -95,18 +96,26 @@ _SHIFT_POOLS = ("auto", "call", "training")
 _PROGRESS_CHUNK = 2048
 
 
-@numba.njit(cache=True, parallel=True)
-def _masked_sums(indptr, indices, data, mask_t):
-    """Sum of each CSR row over each iteration's kept features: (n_rows, n_iter)."""
-    n_rows = indptr.shape[0] - 1
-    n_iter = mask_t.shape[1]
-    out = np.zeros((n_rows, n_iter))
-    for r in numba.prange(n_rows):
+@numba.njit(cache=True, nogil=True)
+def _masked_sums_into(indptr, indices, data, mask_t, r0, r1, out):
+    for r in range(r0, r1):
         for j in range(indptr[r], indptr[r + 1]):
             v = data[j]
             f = indices[j]
-            for it in range(n_iter):
+            for it in range(mask_t.shape[1]):
                 out[r, it] += v * mask_t[f, it]
+
+
+def _masked_sums(indptr, indices, data, mask_t, n_threads: int = 1):
+    """Sum of each CSR row over each iteration's kept features: (n_rows, n_iter), blocks of
+    rows on ``n_threads`` threads."""
+    out = np.zeros((indptr.shape[0] - 1, mask_t.shape[1]))
+    bounds = np.linspace(0, out.shape[0], min(out.shape[0], 4 * n_threads) + 1).astype(np.int64)
+    map_parallel(
+        lambda i: _masked_sums_into(indptr, indices, data, mask_t, bounds[i], bounds[i + 1], out),
+        range(len(bounds) - 1),
+        n_threads,
+    )
     return out
 
 
@@ -216,7 +225,7 @@ def _slot_sims(feats, mins, lo, hi, slot, mask, its, n_its, sum_q, sum_x, out):
         out[k] = _slot_sim(feats, mins, lo, hi, slot, mask[k], sum_q[k], sum_x[k])
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True, nogil=True)
 def _grouped_trials(
     indptr,
     indices,
@@ -231,20 +240,23 @@ def _grouped_trials(
     order,
     starts,
     margin,
+    g0,
+    g1,
+    out,
 ):
-    """Wins (``margin`` False, as float64) or summed margins of each problem, the problems of
-    one query (``order[starts[g]:starts[g + 1]]``) together: the query's shared features with
+    """Wins (``margin`` False, as float64) or summed margins of each problem of the query
+    groups ``g0:g1``, added to ``out``, the problems of one query (``order[starts[g]:starts[g +
+    1]]``) together: the query's shared features with
     a row and each (iteration, impostor) similarity are computed once for them all: with
     ``margin``, where every draw is needed, all rows' features and all of a row's similarities
     at once (``_slot_sims``); else each when a problem first needs it, since a win stops at the
     first impostor at least as close as the target, so that a different-author problem never
     reaches most of its candidates."""
     n_iter, m = picks.shape
-    out = np.zeros(q_rows.shape[0])
     every = np.arange(n_iter)
     # typed, not a literal 0, which Numba would compile _slot_sims for besides int64
     first = np.int64(0)
-    for g in numba.prange(starts.shape[0] - 1):
+    for g in range(g0, g1):
         members = order[starts[g] : starts[g + 1]]
         q = q_rows[members[0]]
         dense = _dense_row(indptr, indices, data, n_features, q)
@@ -308,23 +320,35 @@ def _grouped_trials(
                     out[p] += target[it] - best
                 elif best < target[it]:
                     out[p] += 1.0
-    return out
 
 
-def _impostor_trials(csr, q_rows, t_rows, cand, mask, picks, sums, margin: bool) -> np.ndarray:
-    """``_grouped_trials`` with the problems grouped by query: in attribution one unknown
+def _impostor_trials(
+    csr, q_rows, t_rows, cand, mask, picks, sums, margin: bool, n_threads: int
+) -> np.ndarray:
+    """``_grouped_trials`` with the problems grouped by query (in attribution one unknown
     meets every candidate and one candidate's profile every unknown, in one-to-two a query
-    both candidates."""
+    both candidates), blocks of about equally many problems on ``n_threads`` threads."""
+    out = np.zeros(len(q_rows))
     if len(q_rows) == 0:
-        return np.zeros(0, dtype=np.float64 if margin else np.int64)
+        return out if margin else out.astype(np.int64)
     group = np.unique(q_rows, return_inverse=True)[1].ravel()
     order = np.argsort(group, kind="stable")
     starts = np.concatenate([[0], np.cumsum(np.bincount(group))]).astype(np.int64)
-    out = _grouped_trials(*csr, q_rows, t_rows, cand, mask, picks, sums, order, starts, margin)
+    n_groups = len(starts) - 1
+    cuts = np.searchsorted(starts, np.linspace(0, len(q_rows), 4 * n_threads + 1)[1:-1])
+    bounds = np.unique(np.concatenate([[0], np.minimum(cuts, n_groups), [n_groups]]))
+    args = (*csr, q_rows, t_rows, cand, mask, picks, sums, order, starts, margin)
+    map_parallel(
+        lambda i: _grouped_trials(*args, bounds[i], bounds[i + 1], out),
+        range(len(bounds) - 1),
+        n_threads,
+    )
     return out if margin else out.astype(np.int64)
 
 
-def _impostor_wins(indptr, indices, data, n_features, q_rows, t_rows, cand, mask, picks, sums):
+def _impostor_wins(
+    indptr, indices, data, n_features, q_rows, t_rows, cand, mask, picks, sums, n_threads=1
+):
     """Iterations in which each query is closer to its target than to every sampled impostor.
 
     ``q_rows``/``t_rows`` (n_prob,) and ``cand`` (n_prob, k) are CSR row numbers; ``mask``
@@ -332,16 +356,18 @@ def _impostor_wins(indptr, indices, data, n_features, q_rows, t_rows, cand, mask
     in ``cand``; ``sums`` (n_rows, n_iter) are the masked row sums. Returns int64 (n_prob,).
     """
     csr = (indptr, indices, data, n_features)
-    return _impostor_trials(csr, q_rows, t_rows, cand, mask, picks, sums, margin=False)
+    return _impostor_trials(csr, q_rows, t_rows, cand, mask, picks, sums, False, n_threads)
 
 
-def _impostor_margins(indptr, indices, data, n_features, q_rows, t_rows, cand, mask, picks, sums):
+def _impostor_margins(
+    indptr, indices, data, n_features, q_rows, t_rows, cand, mask, picks, sums, n_threads=1
+):
     """Sum over iterations of sim(query, target) minus the largest sim(query, impostor): the
     continuous counterpart of ``_impostor_wins`` (same arguments), float64 (n_prob,). A win
     rate saturates at 0 whenever some impostor is always closer (another text by the query's
     author in the pool), which ties every candidate; the margin still orders them."""
     csr = (indptr, indices, data, n_features)
-    return _impostor_trials(csr, q_rows, t_rows, cand, mask, picks, sums, margin=True)
+    return _impostor_trials(csr, q_rows, t_rows, cand, mask, picks, sums, True, n_threads)
 
 
 def _trial_sims_reference(indptr, indices, data, q_rows, t_rows, cand, mask, picks, sums):
@@ -426,7 +452,8 @@ class GeneralImpostors(Verifier):
     objective : what the grey zone maximises: ``"auc_c1"``, ``"pan21"`` or
         ``"pan20-baseline"`` (see ``baselines.calibration``).
     random_state : seed of the feature masks and impostor picks.
-    n_jobs : Numba threads (None = Numba's default).
+    n_jobs : threads of the impostor kernels (None: every core, ``NUMBA_NUM_THREADS``;
+        negative: joblib's convention) and of the candidate search (None: one).
 
     Attributes: ``counter_``, ``pool_x_`` (the training pool's relative frequencies),
     ``calibrator_`` (the fit-time grey zone: fitted at ``fit`` with ``shift_pool="training"``,
@@ -473,6 +500,7 @@ class GeneralImpostors(Verifier):
         self.n_jobs = n_jobs
 
     def _validate(self) -> None:
+        kernel_threads(self.n_jobs)  # a bad n_jobs is refused at fit, in one line
         if self.score not in _SCORES:
             raise ValueError(f"score must be one of {_SCORES}, got {self.score!r}")
         if self.shift_pool not in _SHIFT_POOLS:
@@ -652,19 +680,19 @@ class GeneralImpostors(Verifier):
         mask = np.ascontiguousarray(mask_t.T, dtype=np.uint8)
         done = 0
         directions = ((unknown_rows, profile_rows), (profile_rows, unknown_rows))
-        with _NumbaThreads(self.n_jobs):
-            sums = _masked_sums(csr[0], csr[1], csr[2], mask_t)
-            candidates = self._candidates(rows, [q for q, _ in directions], pool_x, own, k)
-            for (q_rows, t_rows), cand in zip(directions, candidates, strict=True):
-                # problems are independent: the kernel runs on slices so that progress can be
-                # told between them (PAN19 attribution is 36,459 problems)
-                for at in range(0, n_prob, _PROGRESS_CHUNK):
-                    part = slice(at, at + _PROGRESS_CHUNK)
-                    total[part] += kernel(
-                        *csr, q_rows[part], t_rows[part], cand[part], mask, picks, sums
-                    )
-                    done += len(q_rows[part])
-                    advance("impostor problems (both directions)", done, 2 * n_prob)
+        n_threads = kernel_threads(self.n_jobs)
+        sums = _masked_sums(csr[0], csr[1], csr[2], mask_t, n_threads)
+        candidates = self._candidates(rows, [q for q, _ in directions], pool_x, own, k)
+        for (q_rows, t_rows), cand in zip(directions, candidates, strict=True):
+            # problems are independent: the kernel runs on slices so that progress can be
+            # told between them (PAN19 attribution is 36,459 problems)
+            for at in range(0, n_prob, _PROGRESS_CHUNK):
+                part = slice(at, at + _PROGRESS_CHUNK)
+                total[part] += kernel(
+                    *csr, q_rows[part], t_rows[part], cand[part], mask, picks, sums, n_threads
+                )
+                done += len(q_rows[part])
+                advance("impostor problems (both directions)", done, 2 * n_prob)
         mean = total / (2.0 * self.n_iter)
         return (1.0 + mean) / 2.0 if margin else mean
 
@@ -720,21 +748,3 @@ def _nearest_similarity(x: sp.csr_matrix, pool: sp.csr_matrix, rank: int) -> np.
     (0: the most similar), (n_rows,): the domain ratio's two medians measure the same thing."""
     nearest = nearest_minmax(x, pool, rank + 1)[:, rank]
     return paired_minmax(x, pool, rows=(np.arange(x.shape[0]), nearest))
-
-
-class _NumbaThreads:
-    """Temporarily set Numba's thread count (``None`` leaves it unchanged)."""
-
-    def __init__(self, n_jobs: int | None):
-        self.n_jobs = n_jobs
-
-    def __enter__(self):
-        self.before = numba.get_num_threads()
-        if self.n_jobs is not None:
-            limit = numba.config.NUMBA_NUM_THREADS
-            numba.set_num_threads(
-                max(1, min(limit, int(self.n_jobs) if self.n_jobs > 0 else limit))
-            )
-
-    def __exit__(self, *exc):
-        numba.set_num_threads(self.before)

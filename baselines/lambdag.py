@@ -47,6 +47,7 @@ from sklearn.metrics import roc_auc_score
 from baselines._kneser_ney import known_model_totals, reference_model_totals
 from baselines._sentence_tokens import SentenceTokens
 from baselines.calibration import ScoreCalibrator
+from stylo._threads import kernel_threads
 from stylo.corpus import Corpus, PairSet
 from stylo.features import TextDistortion
 from stylo.text_input import has_text
@@ -73,6 +74,8 @@ class LambdaG(Verifier):
     n_folds : folds of the cross-fitted training lambdas.
     n_pairs : training pairs drawn when ``fit`` gets a Corpus (a PairSet is used as given).
     random_state : seed of the folds, the training pairs and the reference samples.
+    n_jobs : threads of the Kneser-Ney kernels (None: every core, ``NUMBA_NUM_THREADS``;
+        negative: joblib's convention).
 
     The defaults were chosen on training problems only: the mean AUC of the cross-fitted
     training lambdas over the seven PAN14/PAN15 training sets (``benchmarks/bench_lambdag.py
@@ -101,6 +104,7 @@ class LambdaG(Verifier):
         n_folds: int = 2,
         n_pairs: int = 200,
         random_state: int = 0,
+        n_jobs: int | None = None,
     ):
         self.order = order
         self.discount = discount
@@ -112,9 +116,11 @@ class LambdaG(Verifier):
         self.n_folds = n_folds
         self.n_pairs = n_pairs
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     # -- fitting ---------------------------------------------------------------------------
     def _validate(self) -> None:
+        kernel_threads(self.n_jobs)  # a bad n_jobs is refused at fit, in one line
         if int(self.order) != self.order or self.order < 2:
             raise ValueError(f"order must be an int >= 2, got {self.order!r}")
         if not 0.0 < self.discount < 1.0:
@@ -298,6 +304,7 @@ class LambdaG(Verifier):
             np.concatenate([np.arange(first[t], first[t + 1]) for t in key]) for key in groups
         ]
         ranges = [(int(first[index[u]]), int(first[index[u] + 1])) for u in unknowns]
+        n_threads = kernel_threads(self.n_jobs)
         sums = known_model_totals(
             tok,
             starts,
@@ -307,6 +314,7 @@ class LambdaG(Verifier):
             self._n_symbols,
             self.discount,
             self.eps,
+            n_threads,
         )
         known = np.empty(len(unknowns))
         sizes = np.empty(len(unknowns), dtype=np.int64)
@@ -326,6 +334,7 @@ class LambdaG(Verifier):
             self._n_symbols,
             self.discount,
             self.eps,
+            n_threads,
         )
         out[ok] = known - refs.mean(axis=1)
         return out

@@ -235,25 +235,6 @@ def _grid(args, methods: Mapping[str, MethodSpec]) -> GridSpec:
     return grid
 
 
-def _one_openmp_runtime() -> None:
-    """Numba's parallel kernels (General Impostors, LambdaG) on its own ``workqueue`` threads
-    in the worker processes, unless ``NUMBA_THREADING_LAYER`` says otherwise.
-
-    Its default OpenMP layer loads the system's libgomp while torch brings its own: once a
-    worker had run both, their idle threads fought over the 2 cores and the next torch cell
-    (``embedding`` in ``--quick``) took 83-98 s instead of 7 s. ``workqueue`` is not safe
-    for kernels launched from several threads at once, which the grid's one-cell-at-a-time
-    workers never do; dask workers on a scheduler the user runs may have several threads,
-    so they keep their own setting.
-    """
-    layer = os.environ.setdefault("NUMBA_THREADING_LAYER", "workqueue")
-    # with --n-jobs 1 joblib runs the cells in this process, whose Numba read its
-    # configuration at import; the layer is chosen at the first parallel kernel
-    import numba
-
-    numba.config.THREADING_LAYER = layer
-
-
 def _check_options(parser: OneLineParser, args) -> None:
     """Option problems found before any work; each ends the run with one line, exit 2."""
     if args.scheduler and args.backend != "dask":
@@ -330,8 +311,6 @@ def main(
     )
     if args.cache_dir:  # read where the backends are made, in the worker processes
         os.environ["STYLO_LLM_CACHE"] = str(Path(args.cache_dir) / "llm_responses.sqlite")
-    if args.scheduler is None:
-        _one_openmp_runtime()
     if grid is None:
         grid = _grid(args, suite.methods)
     try:

@@ -1,12 +1,16 @@
-"""BLAS thread limits that do not re-read the process's libraries at every call."""
+"""Threads: BLAS limits that do not re-read the process's libraries at every call, and the
+threads that run a ``nogil`` kernel's blocks."""
 
 from __future__ import annotations
 
 import sys
+from concurrent.futures import ThreadPoolExecutor
+from numbers import Integral
 
+import numba
 from threadpoolctl import ThreadpoolController
 
-__all__ = ["blas_limit"]
+__all__ = ["blas_limit", "kernel_threads", "map_parallel"]
 
 #: the controller and how many modules were imported when it listed the thread pools
 _found: tuple[ThreadpoolController, int] | None = None
@@ -25,3 +29,24 @@ def blas_limit(n_threads: int):
     if _found is None or _found[1] != len(sys.modules):
         _found = (ThreadpoolController(), len(sys.modules))
     return _found[0].limit(limits=n_threads, user_api="blas")
+
+
+def map_parallel(fn, items, n_threads: int) -> list:
+    """``[fn(it) for it in items]``, on ``n_threads`` threads (the kernels release the GIL)."""
+    items = list(items)
+    if n_threads == 1 or len(items) <= 1:
+        return [fn(it) for it in items]
+    with ThreadPoolExecutor(max_workers=n_threads) as pool:
+        return list(pool.map(fn, items))
+
+
+def kernel_threads(n_jobs: int | None) -> int:
+    """Threads for the blocks of a ``nogil`` Numba kernel: None every core Numba may use
+    (``NUMBA_NUM_THREADS``, what its parallel kernels took by default), a negative number
+    joblib's convention (-1: every core), never more than those cores."""
+    limit = numba.config.NUMBA_NUM_THREADS
+    if n_jobs is None:
+        return limit
+    if not isinstance(n_jobs, Integral) or isinstance(n_jobs, bool) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be a non-zero int or None, got {n_jobs!r}")
+    return max(1, min(limit, int(n_jobs) if n_jobs > 0 else limit + 1 + int(n_jobs)))

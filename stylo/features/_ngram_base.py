@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from numbers import Integral, Real
 from typing import NamedTuple
 
@@ -19,6 +18,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from stylo._threads import map_parallel
 from stylo.features import shared_counts
 from stylo.features._columns import argsort_keys, local_columns, merge_sorted, remap_rows
 from stylo.features._entries import EntryStore
@@ -46,14 +46,6 @@ class ChunkCounts(NamedTuple):
     counts: np.ndarray
     keys: np.ndarray
     order: np.ndarray
-
-
-def map_parallel(fn, items, n_jobs):
-    """``[fn(it) for it in items]``, on ``n_jobs`` threads (the kernels release the GIL)."""
-    if n_jobs == 1 or len(items) == 1:
-        return [fn(it) for it in items]
-    with ThreadPoolExecutor(max_workers=n_jobs) as pool:
-        return list(pool.map(fn, items))
 
 
 def _split(docs: list[str], n_chunks: int) -> list[list[str]]:

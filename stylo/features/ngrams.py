@@ -37,9 +37,10 @@ import re
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from stylo._threads import map_parallel
 from stylo.features._columns import decode_keys
 from stylo.features._counting import count_segments, count_text
-from stylo.features._ngram_base import ChunkCounter, NgramCounts, map_parallel
+from stylo.features._ngram_base import ChunkCounter, NgramCounts
 from stylo.features._reference import char_ngrams, char_wb_ngrams, word_ngrams
 from stylo.features._segments import TextChunk, ngram_bound
 from stylo.features._tokens import (

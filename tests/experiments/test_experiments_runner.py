@@ -277,22 +277,6 @@ def test_a_tasks_cells_share_one_count_of_its_texts(monkeypatch):
     assert [active for active, _ in seen] == [None, None]
 
 
-@pytest.mark.parametrize("given", [None, "omp"])
-def test_run_all_puts_numba_on_one_threading_layer_unless_told(monkeypatch, given):
-    # torch's OpenMP beside Numba's made a later torch cell 10x slower in one worker
-    import numba
-
-    monkeypatch.setattr(numba.config, "THREADING_LAYER", "default")
-    if given is None:
-        monkeypatch.delenv("NUMBA_THREADING_LAYER", raising=False)
-    else:
-        monkeypatch.setenv("NUMBA_THREADING_LAYER", given)
-    run_all._one_openmp_runtime()
-    want = given or "workqueue"
-    assert os.environ["NUMBA_THREADING_LAYER"] == want  # the worker processes'
-    assert numba.config.THREADING_LAYER == want  # this process's, for --n-jobs 1
-
-
 def test_loky_workers_allow_the_model_cells_memory(monkeypatch):
     from joblib.externals.loky import process_executor
 

@@ -1,15 +1,20 @@
-"""``blas_limit``: threadpoolctl's BLAS limit with the list of libraries kept between calls."""
+"""``blas_limit``: threadpoolctl's BLAS limit with the list of libraries kept between calls;
+``map_parallel`` and ``kernel_threads``, which run the ``nogil`` kernels' blocks; no kernel on
+Numba's own thread pool."""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import sys
 import types
 
 import numpy as np
+import pytest
 from threadpoolctl import threadpool_info
 
 from stylo import _threads
-from stylo._threads import blas_limit
+from stylo._threads import blas_limit, kernel_threads, map_parallel
 
 
 def _blas_threads() -> list[int]:
@@ -37,3 +42,48 @@ def test_the_library_list_is_kept_until_a_module_is_imported(monkeypatch):
     with blas_limit(1):
         pass
     assert _threads._found[0] is not kept
+
+
+def test_map_parallel_keeps_the_items_order_on_any_number_of_threads():
+    items = list(range(37))
+    for n_threads in (1, 2, 5):
+        assert map_parallel(lambda i: i * i, items, n_threads) == [i * i for i in items]
+    assert map_parallel(lambda i: i, range(0), 2) == []
+
+
+def test_kernel_threads_follow_joblib_within_numbas_cores(monkeypatch):
+    import numba
+
+    monkeypatch.setattr(numba.config, "NUMBA_NUM_THREADS", 4)
+    assert kernel_threads(None) == 4
+    assert [kernel_threads(n) for n in (1, 3, 4, 9, -1, -2, -9)] == [1, 3, 4, 4, 4, 3, 1]
+    for bad in (0, 1.5, "2", True):
+        with pytest.raises(ValueError, match="n_jobs must be a non-zero int or None"):
+            kernel_threads(bad)
+
+
+def _modules(package: str):
+    root = importlib.import_module(package)
+    yield root
+    for info in pkgutil.walk_packages(root.__path__, package + "."):
+        try:
+            yield importlib.import_module(info.name)
+        except ImportError:  # an optional extra (torch, llama.cpp) not installed
+            continue
+
+
+def test_no_kernel_runs_on_numbas_own_thread_pool():
+    # a parallel=True kernel starts Numba's threading layer (OpenMP by default), whose idle
+    # threads fought torch's own OpenMP over the cores: a later torch cell in the same worker
+    # took 83-98 s instead of 7 s. Kernels release the GIL and run on map_parallel instead.
+    from numba.core.registry import CPUDispatcher
+
+    kernels = {
+        f"{module.__name__}.{name}": obj
+        for package in ("stylo", "baselines")
+        for module in _modules(package)
+        for name, obj in vars(module).items()
+        if isinstance(obj, CPUDispatcher)
+    }
+    assert len(kernels) > 40  # the scan reaches them
+    assert [name for name, k in kernels.items() if k.targetoptions.get("parallel")] == []
