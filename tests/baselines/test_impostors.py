@@ -60,17 +60,18 @@ def gi_inputs(draw):
 
 
 @settings(max_examples=30, deadline=None)
-@given(gi_inputs())
-def test_kernels_agree_with_references_exactly(inputs):
+@given(gi_inputs(), st.sampled_from([1, 2, 3]))
+def test_kernels_agree_with_references_exactly(inputs, n_threads):
+    # on several threads each takes blocks of rows or of query groups: the same sums
     csr, q_rows, t_rows, cand, mask_t, picks = inputs
-    sums = _masked_sums(csr[0], csr[1], csr[2], mask_t)
+    sums = _masked_sums(csr[0], csr[1], csr[2], mask_t, n_threads)
     np.testing.assert_array_equal(sums, _masked_sums_reference(csr[0], csr[1], csr[2], mask_t))
     mask = mask_t.T.astype(np.uint8)
     np.testing.assert_array_equal(
-        _impostor_wins(*csr, q_rows, t_rows, cand, mask, picks, sums),
+        _impostor_wins(*csr, q_rows, t_rows, cand, mask, picks, sums, n_threads),
         _impostor_wins_reference(*csr, q_rows, t_rows, cand, mask, picks, sums),
     )
-    margins = _impostor_margins(*csr, q_rows, t_rows, cand, mask, picks, sums)
+    margins = _impostor_margins(*csr, q_rows, t_rows, cand, mask, picks, sums, n_threads)
     np.testing.assert_array_equal(
         margins, _impostor_margins_reference(*csr, q_rows, t_rows, cand, mask, picks, sums)
     )

@@ -68,9 +68,13 @@ def test_kneser_ney_refuses_order_one():
     n_refs=st.integers(1, 3),
     seed=st.integers(0, 2**16),
     data=st.data(),
+    n_threads=st.sampled_from([1, 2]),
 )
-def test_reference_totals_equal_models_fitted_per_query(pool, queries, order, n_refs, seed, data):
-    """Growing one model per reference across queries = fitting each query's prefix anew."""
+def test_reference_totals_equal_models_fitted_per_query(
+    pool, queries, order, n_refs, seed, data, n_threads
+):
+    """Growing one model per reference across queries = fitting each query's prefix anew, on
+    one thread or with the references in blocks on several."""
     rng = np.random.default_rng(seed)
     orders = np.stack([rng.permutation(len(pool)) for _ in range(n_refs)])
     sizes = np.array(
@@ -90,6 +94,7 @@ def test_reference_totals_equal_models_fitted_per_query(pool, queries, order, n_
         N_SYM,
         0.75,
         0.01,
+        n_threads,
     )
     for q, size in enumerate(sizes):
         for r in range(n_refs):
@@ -102,7 +107,8 @@ def test_reference_totals_equal_models_fitted_per_query(pool, queries, order, n_
             assert got[q, r] == pytest.approx(want, abs=1e-9)
 
 
-def test_known_totals_sum_sentences_of_each_query():
+@pytest.mark.parametrize("n_threads", [1, 2, 3])
+def test_known_totals_sum_sentences_of_each_query(n_threads):
     rng = np.random.default_rng(0)
     sents = [rng.integers(2, 8, size=rng.integers(1, 9)) for _ in range(12)]
     tok, starts = sentence_store(sents)
@@ -115,6 +121,7 @@ def test_known_totals_sum_sentences_of_each_query():
         N_SYM,
         0.75,
         0.01,
+        n_threads,
     )
     first = kneser_ney_logprobs(sents[:5], sents[8:], 3, N_SYM, 0.75, 0.01)
     second = kneser_ney_logprobs([sents[5], sents[7]], sents[8:], 3, N_SYM, 0.75, 0.01)
