@@ -141,9 +141,9 @@ def _dense_row(indptr, indices, data, n_features, q):
 def _shared_into(indptr, indices, data, dense, x, feats, mins, pos):
     """Append the query's (``dense``) shared features with row ``x`` and min(q, x) there to
     ``feats``/``mins`` from ``pos``; returns the new end. Every entry is written and the end
-    moves on only where the query holds the feature: whether it does is random to the branch
-    predictor, and this copy without a branch took a quarter of the time of one with it (the
-    room is the rows' non-zeros, ``_row_room``, so the write past the end always fits)."""
+    moves on only where the query holds the feature, which follows no pattern a branch
+    predictor could learn: this copy without a branch took a quarter of the time of one with
+    it (the room is the rows' non-zeros, ``_row_room``, so the write past the end fits)."""
     for j in range(indptr[x], indptr[x + 1]):
         f = indices[j]
         w = dense[f]
@@ -244,10 +244,10 @@ def _grouped_trials(
     g1,
     out,
 ):
-    """Wins (``margin`` False, as float64) or summed margins of each problem of the query
-    groups ``g0:g1``, added to ``out``, the problems of one query (``order[starts[g]:starts[g +
-    1]]``) together: the query's shared features with
-    a row and each (iteration, impostor) similarity are computed once for them all: with
+    """Wins (``margin`` False, as float64) or summed margins of the problems of query groups
+    ``g0:g1``, added to ``out``; the problems of group g (``order[starts[g]:starts[g + 1]]``)
+    share one query, so its shared features with a row and each (iteration, impostor)
+    similarity are computed once for them all: with
     ``margin``, where every draw is needed, all rows' features and all of a row's similarities
     at once (``_slot_sims``); else each when a problem first needs it, since a win stops at the
     first impostor at least as close as the target, so that a different-author problem never

@@ -246,7 +246,7 @@ def count_segments(
     row_nnz = np.zeros(n_docs, dtype=np.int64)
     # np.int64(0), not 0, wherever a value goes on to another kernel: Numba types a literal 0
     # as Literal[int](0) first and compiled each callee once for it and again for int64 (a
-    # quarter of the counting kernels' first-run compile time)
+    # third of the counting kernels' first-run compile time)
     nnz = np.int64(0)
     for step in range(n_docs):
         d = n_docs - 1 - step if at_end else step
