@@ -452,8 +452,8 @@ class GeneralImpostors(Verifier):
     objective : what the grey zone maximises: ``"auc_c1"``, ``"pan21"`` or
         ``"pan20-baseline"`` (see ``baselines.calibration``).
     random_state : seed of the feature masks and impostor picks.
-    n_jobs : threads of the impostor kernels (None: every core, ``NUMBA_NUM_THREADS``;
-        negative: joblib's convention) and of the candidate search (None: one).
+    n_jobs : threads of the candidate search and the impostor kernels (None: every core,
+        ``NUMBA_NUM_THREADS``; negative: joblib's convention).
 
     Attributes: ``counter_``, ``pool_x_`` (the training pool's relative frequencies),
     ``calibrator_`` (the fit-time grey zone: fitted at ``fit`` with ``shift_pool="training"``,
@@ -541,7 +541,7 @@ class GeneralImpostors(Verifier):
                 self.shift_pairs_ = pairs
             if self.shift_pool == "auto" and self.pool_x_.shape[0] > 1:
                 # each training text's nearest other: the first is the text itself
-                near = _nearest_similarity(self.pool_x_, self.pool_x_, rank=1)
+                near = _nearest_similarity(self.pool_x_, self.pool_x_, 1, self.n_jobs)
                 self.pool_nearness_ = float(np.median(near))
 
     def _new_calibrator(self) -> ScoreCalibrator:
@@ -566,7 +566,7 @@ class GeneralImpostors(Verifier):
         new = list(dict.fromkeys(t for t in texts if t not in self.pool_index_))
         if not new or not self.pool_nearness_:
             return float("nan")
-        near = _nearest_similarity(self._frequencies(new), self.pool_x_, rank=0)
+        near = _nearest_similarity(self._frequencies(new), self.pool_x_, 0, self.n_jobs)
         return float(np.median(near)) / self.pool_nearness_
 
     def _verified(self, known_lists, unknowns) -> np.ndarray:
@@ -714,7 +714,7 @@ class GeneralImpostors(Verifier):
         distinct, inverse = np.unique(np.concatenate(q_rows_of), return_inverse=True)
         # k + the most own texts of any problem always leaves k others
         width = min(pool_x.shape[0], k + max(map(len, own)))
-        top = nearest_minmax(rows[distinct], pool_x, width, n_jobs=self.n_jobs)
+        top = nearest_minmax(rows[distinct], pool_x, width, n_jobs=kernel_threads(self.n_jobs))
         out = []
         for q_rows, at in zip(q_rows_of, np.cumsum([0] + [len(q) for q in q_rows_of])):
             cand = np.empty((len(q_rows), k), dtype=np.int64)
@@ -743,8 +743,10 @@ class GeneralImpostors(Verifier):
         return mask_t, picks
 
 
-def _nearest_similarity(x: sp.csr_matrix, pool: sp.csr_matrix, rank: int) -> np.ndarray:
+def _nearest_similarity(
+    x: sp.csr_matrix, pool: sp.csr_matrix, rank: int, n_jobs: int | None
+) -> np.ndarray:
     """Min-max similarity of each row of ``x`` to its ``rank``-th most similar row of ``pool``
     (0: the most similar), (n_rows,): the domain ratio's two medians measure the same thing."""
-    nearest = nearest_minmax(x, pool, rank + 1)[:, rank]
+    nearest = nearest_minmax(x, pool, rank + 1, n_jobs=kernel_threads(n_jobs))[:, rank]
     return paired_minmax(x, pool, rows=(np.arange(x.shape[0]), nearest))
