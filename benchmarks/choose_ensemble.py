@@ -288,12 +288,11 @@ def study_cross(names) -> pd.DataFrame:
     problems (the 12 ordered pairs of ``_ENGLISH``: a shift of genre and length no half of one
     set shows), as ``choose_transductive``'s cross part; AUC."""
     train = {n: load(n, split="train") for n in _ENGLISH}
+    chosen = {c: est for c, est in _candidates().items() if not names or c in names}
     rows = []
     for fit_on, scored in itertools.permutations(_ENGLISH, 2):
         held = train[scored]
-        for cand, est in _candidates().items():
-            if names and cand not in names:
-                continue
+        for cand, est in chosen.items():
             t0 = time.perf_counter()
             scores = clone(est).fit(train[fit_on]).score_problems(held)
             auc = float(roc_auc_score(held.labels, scores))

@@ -18,8 +18,6 @@ by decreasing frequency, as ``DeltaScaler`` orders them):
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 import numba
 import numpy as np
 import scipy.sparse as sp
@@ -32,6 +30,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from stylo._threads import map_parallel
 from stylo.features._validation import effective_n_jobs
 
 __all__ = [
@@ -221,8 +220,7 @@ class WeightedManhattanDelta(Delta):
         def block(i):
             return _weighted_l1_block(A, B, w, bounds[i], bounds[i + 1])
 
-        with ThreadPoolExecutor(n_jobs) as pool:
-            return np.concatenate(list(pool.map(block, range(len(bounds) - 1))), axis=0)
+        return np.concatenate(map_parallel(block, range(len(bounds) - 1), n_jobs), axis=0)
 
     def _paired(self, A, B):
         return np.abs(A - B) @ self.weights(A.shape[1])

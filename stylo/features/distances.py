@@ -22,13 +22,11 @@ of every kernel are in ``_reference`` and tests check they agree.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 import numba
 import numpy as np
 import scipy.sparse as sp
 
-from stylo._threads import blas_limit
+from stylo._threads import blas_limit, map_parallel
 from stylo.features._validation import effective_n_jobs
 
 __all__ = [
@@ -277,11 +275,7 @@ def _run(kind, X, Y, paired, n_jobs, skip=None, select=None, block_rows=None):
         got = fn(kind, X.data, X.indices, X.indptr, *y_arrays, bounds[i], bounds[i + 1], xs, ys)
         return got if select is None else select(got)
 
-    if n_jobs == 1:
-        parts = [block(i) for i in range(len(bounds) - 1)]
-    else:
-        with ThreadPoolExecutor(n_jobs) as pool:
-            parts = list(pool.map(block, range(len(bounds) - 1)))
+    parts = map_parallel(block, range(len(bounds) - 1), n_jobs)
     if not parts:
         return np.zeros(0) if paired is not None else np.zeros((0, Y.shape[0]))
     return np.concatenate(parts, axis=0)
