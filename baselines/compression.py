@@ -229,9 +229,13 @@ def compression_measures(
         return np.empty((0, 2), dtype=np.float64)
     family = memo_family(measure)
     memo = _MEMO.setdefault((family, level if family != "ppm" else int(ppm_order)), {})
-    todo = [p for p in dict.fromkeys(pairs) if p not in memo]
+    distinct = list(dict.fromkeys(pairs))
+    todo = [p for p in distinct if p not in memo]
     if len(memo) + len(todo) > _MEMO_PAIRS:
+        # full: forget every pair but those this call reads from the memo
+        kept = {p: memo[p] for p in distinct if p in memo}
         memo.clear()
+        memo.update(kept)
     if todo:
         memo.update(zip(todo, _measures(todo, family, level, ppm_order, n_jobs), strict=True))
     values = np.array([memo[p] for p in pairs], dtype=np.float64)

@@ -14,12 +14,15 @@ Corpus half; a PairSet half's own problems), so the figure is a held-out-author 
 test item enters. The table prints each candidate's AUC per corpus, the mean over corpora and
 seeds, and its fit + score time; the rule prints as ``chosen`` the candidate with the best mean
 AUC, the cheaper one when two are within 0.005. The registered ``ensemble`` is the candidate
-``3f-small+cdm+lambdag-r5p100`` (a test checks it): the rule prefers
-``3f-small+cdm+lambdag-r5p100+dist300`` to it by 0.0054, but that stack fits its sixth base in
-every grid cell and took the grid's 172 ``ensemble`` cells from 538 to 781 worker-seconds, past
-the reference grid's 15 minutes, a cost these small halves do not show (benchmarks/README.md).
-Beside ``-free`` the rule prints that one, whose meta-model costs a few milliseconds less: the
-sign constraint is read by ``--cross`` below.
+``3f-small+cdm+lambdag-r5p100-sn3`` (a test checks it): its cosine s-normalised three times in
+a row (``-sn2``, ``-sn4``: twice, four times; the candidates without a suffix normalise once,
+as every stack did before ``rounds`` existed; ``-sn3-delta`` and the like wrap other bases in
+the same normalisation). Before it, with one round, the rule preferred
+``3f-small+cdm+lambdag-r5p100+dist300`` by 0.0054, but that stack fits its sixth base in every
+grid cell and took the grid's 172 ``ensemble`` cells from 538 to 781 worker-seconds, past the
+reference grid's 15 minutes, a cost these small halves do not show (benchmarks/README.md).
+Beside ``-free`` the rule prints the registered one, whose meta-model costs a few milliseconds
+less: the sign constraint is read by ``--cross`` below.
 
 Candidates differ in the number of folds, the size of the ``logreg-pair`` base and the base
 pool (the meta-model weighs the bases on out-of-fold scores, so a larger pool is chosen only if
@@ -54,6 +57,7 @@ from sklearn.metrics import roc_auc_score
 
 from baselines.ensemble import StackedVerifier, pair_groups
 from baselines.masked import MaskedVerifier
+from baselines.normalization import BackgroundNormalized
 from baselines.registry import Construct, make
 from stylo.corpus import Corpus, PairSet
 from stylo.datasets import load
@@ -94,6 +98,16 @@ def _distorted(norm, k: int) -> MaskedVerifier:
     return MaskedVerifier(clone(norm), TextDistortion(k=k, method="dv_ma"))
 
 
+def _built(base):
+    return base.build() if isinstance(base, Construct) else clone(base)
+
+
+def _snormed(base):
+    """``base``'s raw score s-normalised three times against the scored texts, as the stack's
+    cosine is."""
+    return BackgroundNormalized(_built(base), grey_zone=False, transductive=True, rounds=3)
+
+
 def _bases_by_class(stack: StackedVerifier) -> dict:
     """Class name -> base of ``stack`` (the registered stack has one base of each class)."""
     return {type(b).__name__: b for b in stack.bases}
@@ -103,7 +117,9 @@ def _candidates() -> dict[str, StackedVerifier]:
     """Name -> unfitted stack; ``small`` is the registered stack's own base pool."""
     registered = make("ensemble", 0)
     parts = _bases_by_class(registered)
-    norm, delta = parts["BackgroundNormalized"], parts["DeltaVerifier"]
+    delta = parts["DeltaVerifier"]
+    # the candidates of the studies before ``rounds`` existed s-normalise once
+    norm = clone(parts["BackgroundNormalized"]).set_params(rounds=1)
     small = _logreg(n_pairs=400, max_features=5000)
     full = _logreg()
     lambdag = Construct("baselines.lambdag:LambdaG")
@@ -139,6 +155,30 @@ def _candidates() -> dict[str, StackedVerifier]:
         "3f-small+cdm+lambdag-r5p100-free": stack(
             (norm, small, delta, cdm, _lambdag(5, 100)), 3
         ).set_params(positive=False),
+        # the s-norm applied 2-4 times in a row (BackgroundNormalized's ``rounds``)
+        **{
+            f"3f-small+cdm+lambdag-r5p100-sn{r}": stack(
+                (clone(norm).set_params(rounds=r), small, delta, cdm, _lambdag(5, 100)), 3
+            )
+            for r in (2, 3, 4)
+        },
+        # other bases s-normalised three times as well (their raw scores wrapped)
+        **{
+            f"3f-small+cdm+lambdag-r5p100-sn3-{name}": stack(
+                tuple(
+                    _snormed(b) if type(_built(b)).__name__ in wrap else _built(b)
+                    for b in (clone(norm).set_params(rounds=3), small, delta, cdm)
+                )
+                + (_lambdag(5, 100),),
+                3,
+            )
+            for name, wrap in (
+                ("delta", {"DeltaVerifier"}),
+                ("logreg", {"LogisticPairVerifier"}),
+                ("cdm", {"CompressionVerifier"}),
+                ("all3", {"DeltaVerifier", "LogisticPairVerifier", "CompressionVerifier"}),
+            )
+        },
         "3f-small+gi": stack((norm, small, delta, gi), 3),
         "3f-small+cdm+gi": stack((norm, small, delta, cdm, gi), 3),
         "3f-small+cdm+dist100": stack((norm, small, delta, cdm, dist100), 3),
@@ -151,7 +191,7 @@ def _ranking_candidates() -> dict[str, StackedVerifier]:
     scoring meta-model or a pairwise one, without LambdaG, and with or without the distorted
     s-normalised cosine (k = 300) as a rank base."""
     registered = make("ensemble", 0)
-    bare = clone(registered).set_params(rank_bases=())
+    bare = clone(registered).set_params(rank_bases=(), ranking="pairwise")
     meta = clone(bare).set_params(ranking="meta")
     four = tuple(b for b in registered.bases if type(b).__name__ != "LambdaG")
     dist300 = (_distorted(_bases_by_class(registered)["BackgroundNormalized"], 300),)

@@ -4,7 +4,7 @@ only.
 Usage::
 
     python -m benchmarks.choose_transductive [--methods cosine-norm,naive-norm,delta,ensemble]
-        [--parts cross,halves,ranking,attribution] [--seeds 0,1,2] [--csv out.csv]
+        [--parts cross,halves,ranking,attribution] [--seeds 0,1,2] [--rounds N] [--csv out.csv]
 
 :class:`~baselines.normalization.BackgroundNormalized` standardises a raw similarity against a
 pool of other texts, :class:`~baselines.delta.DeltaVerifier` z-scores word frequencies against
@@ -38,6 +38,7 @@ import itertools
 import pandas as pd
 from sklearn.base import clone
 
+from baselines.normalization import BackgroundNormalized
 from baselines.registry import make
 from benchmarks.choose_attribution import open_set_task, pan18_train_task
 from benchmarks.choose_ensemble import (
@@ -70,20 +71,25 @@ def _switchable(est) -> bool:
     return "transductive" in est.get_params(deep=False)
 
 
-def built(method: str, transductive: bool):
+def built(method: str, transductive: bool, rounds: int | None = None):
     """The registered ``method`` with every part that can read the scored texts (an
-    s-normalised verifier's pool, Delta's z-scores) set to ``transductive``."""
+    s-normalised verifier's pool, Delta's z-scores) set to ``transductive``, and every
+    s-normalised part's ``rounds`` set, if given."""
     est = make(method, 0)
+
+    def switched(part):
+        part = clone(part).set_params(transductive=transductive)
+        if rounds is not None and isinstance(part, BackgroundNormalized):
+            part.set_params(rounds=rounds)
+        return part
+
     if _switchable(est):
-        return est.set_params(transductive=transductive)
-    bases = tuple(
-        clone(b).set_params(transductive=transductive) if _switchable(b) else clone(b)
-        for b in est.bases
-    )
+        return switched(est)
+    bases = tuple(switched(b) if _switchable(b) else clone(b) for b in est.bases)
     return est.set_params(bases=bases)
 
 
-def _pair(method, part, fitted_on, scored, seed, n, measure) -> list[dict]:
+def _pair(method, part, fitted_on, scored, seed, n, measure, rounds=None) -> list[dict]:
     """Both variants' rows of one fit/score pair, ``measure(est)`` giving each one's figures
     (a dict of metric -> value), printed side by side."""
     rows = [
@@ -95,7 +101,7 @@ def _pair(method, part, fitted_on, scored, seed, n, measure) -> list[dict]:
             seed=seed,
             transductive=transductive,
             n=n,
-            **measure(built(method, transductive)),
+            **measure(built(method, transductive, rounds)),
         )
         for transductive in (False, True)
     ]
@@ -166,7 +172,7 @@ def ranking_splits(seeds) -> list[tuple]:
     return out
 
 
-def study(methods, parts, seeds) -> pd.DataFrame:
+def study(methods, parts, seeds, rounds: int | None = None) -> pd.DataFrame:
     rows = []
     splits = verification_splits(parts, seeds)
     ranking = ranking_splits(seeds) if "ranking" in parts else []
@@ -174,13 +180,15 @@ def study(methods, parts, seeds) -> pd.DataFrame:
     for method in methods:
         for part, fitted_on, scored, seed, fit, held in splits:
             measure = _verification(fit, held)
-            rows += _pair(method, part, fitted_on, scored, seed, len(held), measure)
+            rows += _pair(method, part, fitted_on, scored, seed, len(held), measure, rounds)
         for name, seed, n, measure in ranking:
-            rows += _pair(method, "ranking", name, name, seed, n, measure)
+            rows += _pair(method, "ranking", name, name, seed, n, measure, rounds)
         if open_set is not None:
             fit, test = open_set
             measure = _attribution(fit, test)
-            rows += _pair(method, "attribution", "pan18_cdaa", "pan18_cdaa", 0, len(test), measure)
+            rows += _pair(
+                method, "attribution", "pan18_cdaa", "pan18_cdaa", 0, len(test), measure, rounds
+            )
     return pd.DataFrame(rows)
 
 
@@ -189,8 +197,13 @@ def main(argv=None) -> int:
     ap.add_argument("--methods", default="cosine-norm,naive-norm,delta,ensemble")
     ap.add_argument("--parts", default="cross,halves,ranking,attribution")
     ap.add_argument("--seeds", default="0,1,2")
+    ap.add_argument(
+        "--rounds", type=int, help="s-norm rounds of every normalised part (default: registered)"
+    )
     ap.add_argument("--csv")
     args = ap.parse_args(argv)
+    if args.rounds is not None and args.rounds < 1:
+        ap.error(f"--rounds must be >= 1, got {args.rounds}")
     parts = {p for p in args.parts.split(",") if p}
     if not parts or parts - set(_PARTS):
         ap.error(f"--parts takes some of {', '.join(_PARTS)}, got {args.parts!r}")
@@ -198,6 +211,7 @@ def main(argv=None) -> int:
         [m for m in args.methods.split(",") if m],
         parts,
         [int(s) for s in args.seeds.split(",")],
+        args.rounds,
     )
     if args.csv:
         table.to_csv(args.csv, index=False)

@@ -35,6 +35,21 @@ def test_threads_give_the_same_numbers(monkeypatch):
         assert np.array_equal(one, compression_measures(a, b, m, n_jobs=2))
 
 
+def test_a_full_memo_keeps_the_pairs_the_call_reads(monkeypatch):
+    # a call holding pairs measured before and more new ones than the memo has room for: it
+    # had cleared the memo and then read the old pairs from it (a KeyError)
+    import baselines.compression as compression
+
+    monkeypatch.setattr(compression, "_MEMO", {})
+    monkeypatch.setattr(compression, "_MEMO_PAIRS", 3)
+    a, b = [A, B, A + B, B + A], [B, A, A, B + B]
+    first = compression_measures(a[:2], b[:2], "cdm")
+    got = compression_measures(a, b, "cdm")
+    monkeypatch.setattr(compression, "_MEMO", {})
+    np.testing.assert_array_equal(got, compression_measures(a, b, "cdm"))
+    np.testing.assert_array_equal(got[:2], first)
+
+
 def test_xent_pairs_sharing_texts_equal_one_fresh_compressor_each(monkeypatch):
     # attribution pairs every unknown text with every candidate: the measures are grouped by
     # their dictionary text, each group compressed with one compressor

@@ -19,6 +19,7 @@ from baselines.normalization import (
     _kept,
     _side_stats,
     author_groups,
+    iterated_snorm_reference,
     snorm_reference,
 )
 from baselines.registry import make
@@ -79,6 +80,63 @@ def test_snorm_kernel_agrees_with_the_reference(corpus):
     k_pool = [est.verifier_.score_pairs(fresh[:1], [p])[0] for p in pool]
     u_pool = [est.verifier_.score_pairs([p], fresh[1:])[0] for p in pool]
     assert z[0] == pytest.approx(snorm_reference(raw[0], k_pool, u_pool), abs=1e-9)
+
+
+@settings(max_examples=12, deadline=None)
+@given(rounds=st.integers(1, 4), n_background=st.integers(3, 9), seed=st.integers(0, 5))
+def test_iterated_snorm_kernel_agrees_with_the_reference(corpus, rounds, n_background, seed):
+    train, test = corpus.subset(np.arange(40)), corpus.subset(np.arange(40, 60))
+    est = BackgroundNormalized(
+        CharNgramCosine(max_features=2000),
+        n_background=n_background,
+        transductive=True,
+        rounds=rounds,
+        random_state=seed,
+    ).fit(train)
+    known, unknown = [[t] for t in test.texts[:6]], list(test.texts[10:16])
+    pool = est.call_pool(known, unknown)  # the call's texts: no author the training ties
+    raw = est.verifier_.score_pairs([k[0] for k in known], unknown)
+    z = est.normalise(raw, known, unknown, pool)
+    cross = est.verifier_.score_cross
+    pool_pool = cross(pool, pool).tolist()
+    for i, ([k], u) in enumerate(zip(known, unknown)):
+        ref = iterated_snorm_reference(
+            raw[i],
+            cross([k], pool)[0].tolist(),
+            cross(pool, [u])[:, 0].tolist(),
+            pool_pool,
+            rounds,
+            kept=[p not in (k, u) for p in pool],
+        )
+        assert z[i] == pytest.approx(ref, rel=1e-9, abs=1e-9)
+
+
+def test_iterated_snorm_leaves_out_the_pools_own_authors_at_fit(corpus):
+    # training texts in the pool: a pool text's statistics skip its own author's texts, so
+    # moving a pool text of neither side's author to an author of its own changes the
+    # second round and not the first
+    est = BackgroundNormalized(CharNgramCosine(max_features=2000), n_background=20, rounds=2)
+    est.fit(corpus)
+    known, unknown = [[corpus.texts[0]]], [corpus.texts[31]]
+    raw = est.verifier_.score_pairs(known[0], unknown)
+    once = est.set_params(rounds=1).normalise(raw, known, unknown)
+    twice = est.set_params(rounds=2).normalise(raw, known, unknown)
+    moved = dict(est.authors_)
+    pool_authors = [moved[p] for p in est.background_]
+    sides = {moved[corpus.texts[0]], moved[corpus.texts[31]]}
+    # a pool text with another of its author's in the pool, that author neither side's
+    target = next(
+        p for p in est.background_ if moved[p] not in sides and pool_authors.count(moved[p]) > 1
+    )
+    est.authors_ = {**moved, target: max(moved.values()) + 1}
+    assert est.set_params(rounds=1).normalise(raw, known, unknown) == pytest.approx(once)
+    assert est.set_params(rounds=2).normalise(raw, known, unknown) != pytest.approx(twice)
+
+
+@pytest.mark.parametrize("rounds", [0, 1.5, "2"])
+def test_rounds_must_be_a_positive_integer(corpus, rounds):
+    with pytest.raises(ValueError, match="rounds must be an integer >= 1"):
+        BackgroundNormalized(CharNgramCosine(max_features=2000), rounds=rounds).fit(corpus)
 
 
 def test_author_groups_tie_what_the_training_data_ties():

@@ -1,6 +1,6 @@
 """``ensemble`` ranking on the grid's own IMDb62 one-to-two task (seed 0, 200 triplets): the
-registered stack's accuracy (REFERENCE.md's cell; it ranks with a pairwise model on its five
-bases and the distorted-text cosine, as ``benchmarks/choose_ensemble.py --ranking`` chose) and
+registered stack's accuracy (REFERENCE.md's cell; it ranks with its scoring meta-model, as
+``benchmarks/choose_ensemble.py --ranking`` chose) and
 that of every other candidate of that study, all pinned, so that any path and the figures in
 benchmarks/README.md fail CI if they move."""
 
@@ -15,16 +15,17 @@ from stylo.protocols import PROTOCOLS
 
 pytestmark = pytest.mark.real_data
 
-# Measured 2026-12-07, when LambdaG became the stack's fifth scoring base (five reference
-# models) and the stack turned its bases' grey zones off. Before, with LambdaG (thirty
-# references, its grey zone on) as rank base: 0.92 registered; the scoring meta-model 0.87
-# alone, 0.885 with the distorted-text cosine.
+# Measured 2026-12-07, when the stack's cosine came to be s-normalised three times in a row
+# and the stack to rank with its scoring meta-model. Before (one s-norm): 0.9 registered (the
+# pairwise model with the distorted-text cosine), 0.9 for the pairwise model, 0.905 without
+# LambdaG, 0.9 for the scoring meta-model, 0.895 with the distorted-text cosine.
 ACCURACY = {
-    "registered": 0.9,
-    "pairwise": 0.9,
-    "pairwise without lambdag": 0.905,
-    "bases": 0.9,
-    "bases + dist300": 0.895,
+    "registered": 0.885,
+    "pairwise": 0.895,
+    "pairwise without lambdag": 0.9,
+    "pairwise + dist300": 0.915,
+    "bases": 0.885,
+    "bases + dist300": 0.9,
 }
 
 

@@ -25,8 +25,8 @@ def test_ranking_candidates_differ_in_bases_and_meta_model():
     got = _ranking_candidates()
     registered = make("ensemble", 0)
     names = _names(registered.bases)
-    assert "LambdaG" in names and registered.ranking == "pairwise"
-    assert repr(registered) == repr(got["pairwise + dist300"])  # the chosen one is registered
+    assert "LambdaG" in names and registered.ranking == "meta"
+    assert repr(registered) == repr(got["bases"])  # the chosen one is registered
     assert {n: _names(s.rank_bases) for n, s in got.items()} == {
         "bases": [],
         "bases + dist300": ["MaskedVerifier"],
@@ -83,6 +83,6 @@ def test_choose_reads_the_rule_figure_only():
 
 
 def test_the_registered_bases_are_the_chosen_auc_candidate():
-    chosen = _candidates()["3f-small+cdm+lambdag-r5p100"]
+    chosen = _candidates()["3f-small+cdm+lambdag-r5p100-sn3"]
     assert repr(chosen.bases) == repr(make("ensemble", 0).bases)
     assert chosen.n_folds == make("ensemble", 0).n_folds
