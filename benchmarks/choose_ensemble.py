@@ -55,6 +55,7 @@ import pandas as pd
 from sklearn.base import clone
 from sklearn.metrics import roc_auc_score
 
+from baselines.author_profile import AuthorProfile
 from baselines.ensemble import StackedVerifier, pair_groups
 from baselines.masked import MaskedVerifier
 from baselines.normalization import BackgroundNormalized
@@ -162,6 +163,41 @@ def _candidates() -> dict[str, StackedVerifier]:
             )
             for r in (2, 3, 4)
         },
+        # the cosine on distorted text as a sixth scoring base, both cosines normalised thrice
+        "3f-small+cdm+lambdag-r5p100-sn3+dist300": stack(
+            (
+                clone(norm).set_params(rounds=3),
+                small,
+                delta,
+                cdm,
+                _lambdag(5, 100),
+                _distorted(clone(norm).set_params(rounds=3), 300),
+            ),
+            3,
+        ),
+        # the cosine's profile over the training authors as a sixth base
+        "3f-small+cdm+lambdag-r5p100-sn3+profile": stack(
+            (
+                clone(norm).set_params(rounds=3),
+                small,
+                delta,
+                cdm,
+                _lambdag(5, 100),
+                AuthorProfile(clone(norm.verifier)),
+            ),
+            3,
+        ),
+        "3f-small+cdm+lambdag-r5p100-sn3+profile-t": stack(
+            (
+                clone(norm).set_params(rounds=3),
+                small,
+                delta,
+                cdm,
+                _lambdag(5, 100),
+                AuthorProfile(clone(norm.verifier), transductive=True),
+            ),
+            3,
+        ),
         # other bases s-normalised three times as well (their raw scores wrapped)
         **{
             f"3f-small+cdm+lambdag-r5p100-sn3-{name}": stack(
