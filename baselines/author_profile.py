@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import clone
 
-from baselines.normalization import author_groups
+from baselines.normalization import _side_stats, author_groups
 from stylo.corpus import Corpus, join_known
 from stylo.verifier import Verifier
 
@@ -69,11 +69,8 @@ def profile_correlation_reference(
 
 
 def _column_stats(values: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Mean and floored std (ddof 0) of each column's kept values."""
-    count = np.maximum(keep.sum(axis=0), 1)
-    mean = np.where(keep, values, 0.0).sum(axis=0) / count
-    var = np.where(keep, (values - mean) ** 2, 0.0).sum(axis=0) / count
-    return mean, np.maximum(np.sqrt(var), _MIN_STD)
+    """Mean and floored std (ddof 0) of each column's kept values (each keeps one or more)."""
+    return _side_stats(values.T, keep.T)
 
 
 class AuthorProfile(Verifier):
