@@ -165,10 +165,9 @@ def _iterated_snorm(
     ``scores`` (n,): raw pair scores; ``k_scores`` / ``u_scores`` (n, m): each pair's known /
     unknown side against the m pool texts (pool texts in the unknown / known role);
     ``pool_scores`` (m, m): pool against pool (rows known, columns unknown; None for one
-    round); ``keeps``: which of
-    those scores each row's statistics read (a pool text's column statistics read the
-    transposed mask). Each round standardises every score by the statistics, against the pool,
-    of both texts it joins, on the previous round's scores."""
+    round); ``keeps``: which of those scores each row's statistics read (a pool text's column
+    statistics read the transposed mask). Each round standardises every score by the
+    statistics, against the pool, of both texts it joins, on the previous round's scores."""
     k_keep, u_keep, pool_keep = keeps
     s, k, u, pp = scores, k_scores, u_scores, pool_scores
     for r in range(rounds):
