@@ -175,6 +175,13 @@ def _candidates() -> dict[str, StackedVerifier]:
             ),
             3,
         ),
+        # the meta-model's regularisation, read again with the cosine normalised thrice
+        **{
+            f"3f-small+cdm+lambdag-r5p100-sn3-C{c:g}": stack(
+                (clone(norm).set_params(rounds=3), small, delta, cdm, _lambdag(5, 100)), 3
+            ).set_params(C=c)
+            for c in (0.1, 10.0)
+        },
         # the cosine's profile over the training authors as a sixth base
         "3f-small+cdm+lambdag-r5p100-sn3+profile": stack(
             (
