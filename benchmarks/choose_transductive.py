@@ -25,6 +25,10 @@ test item is read:
   (their texts' truth ``<UNK>``), as ``choose_attribution`` simulates the open set: macro-F1
   with PAN19's rule (every candidate below 0.5: unknown) and without it.
 
+``--rounds N`` sets every s-normalised part's ``rounds`` (s-norms in a row) in both variants;
+run with ``--rounds 1`` and ``--rounds 3`` it is the evidence ``cosine-norm`` and
+``naive-norm`` are registered with three rounds on (benchmarks/README.md).
+
 The figures are PAN's AUC x c@1 and overall for the first two parts (each method's grey zone is
 fitted for overall), one row per method, part, fit set, scored set and seed, and each method's
 means per part.
