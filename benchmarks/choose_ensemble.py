@@ -175,6 +175,20 @@ def _candidates() -> dict[str, StackedVerifier]:
             ),
             3,
         ),
+        # the pool the cosine is normalised against thrice: 50 or 200 texts (100 registered)
+        **{
+            f"3f-small+cdm+lambdag-r5p100-sn3-pool{n}": stack(
+                (
+                    clone(norm).set_params(rounds=3, n_background=n),
+                    small,
+                    delta,
+                    cdm,
+                    _lambdag(5, 100),
+                ),
+                3,
+            )
+            for n in (50, 200)
+        },
         # the meta-model's regularisation, read again with the cosine normalised thrice
         **{
             f"3f-small+cdm+lambdag-r5p100-sn3-C{c:g}": stack(
