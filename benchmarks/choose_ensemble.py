@@ -130,6 +130,12 @@ def _candidates() -> dict[str, StackedVerifier]:
     gi = Construct("baselines.impostors:GeneralImpostors", {"shift": False})
     dist100, dist300 = (_distorted(norm, k) for k in (100, 300))
 
+    # the registered stack's bases but its cosine, which the candidates below vary
+    r5 = "3f-small+cdm+lambdag-r5p100"
+    thrice = clone(norm).set_params(rounds=3)
+    rest = (small, delta, cdm, _lambdag(5, 100))
+    sn3 = (thrice, *rest)
+
     def stack(bases, n_folds):
         built = tuple(b.build() if isinstance(b, Construct) else clone(b) for b in bases)
         return clone(registered).set_params(bases=built, n_folds=n_folds)
@@ -157,76 +163,25 @@ def _candidates() -> dict[str, StackedVerifier]:
             (norm, small, delta, cdm, _lambdag(5, 100)), 3
         ).set_params(positive=False),
         # the s-norm applied 2-4 times in a row (BackgroundNormalized's ``rounds``)
-        **{
-            f"3f-small+cdm+lambdag-r5p100-sn{r}": stack(
-                (clone(norm).set_params(rounds=r), small, delta, cdm, _lambdag(5, 100)), 3
-            )
-            for r in (2, 3, 4)
-        },
+        **{f"{r5}-sn{r}": stack((clone(norm).set_params(rounds=r), *rest), 3) for r in (2, 3, 4)},
         # the cosine on distorted text as a sixth scoring base, both cosines normalised thrice
-        "3f-small+cdm+lambdag-r5p100-sn3+dist300": stack(
-            (
-                clone(norm).set_params(rounds=3),
-                small,
-                delta,
-                cdm,
-                _lambdag(5, 100),
-                _distorted(clone(norm).set_params(rounds=3), 300),
-            ),
-            3,
-        ),
+        f"{r5}-sn3+dist300": stack((*sn3, _distorted(thrice, 300)), 3),
         # the pool the cosine is normalised against thrice: 50 or 200 texts (100 registered)
         **{
-            f"3f-small+cdm+lambdag-r5p100-sn3-pool{n}": stack(
-                (
-                    clone(norm).set_params(rounds=3, n_background=n),
-                    small,
-                    delta,
-                    cdm,
-                    _lambdag(5, 100),
-                ),
-                3,
-            )
+            f"{r5}-sn3-pool{n}": stack((clone(thrice).set_params(n_background=n), *rest), 3)
             for n in (50, 200)
         },
         # the meta-model's regularisation, read again with the cosine normalised thrice
-        **{
-            f"3f-small+cdm+lambdag-r5p100-sn3-C{c:g}": stack(
-                (clone(norm).set_params(rounds=3), small, delta, cdm, _lambdag(5, 100)), 3
-            ).set_params(C=c)
-            for c in (0.1, 10.0)
-        },
+        **{f"{r5}-sn3-C{c:g}": stack(sn3, 3).set_params(C=c) for c in (0.1, 10.0)},
         # the cosine's profile over the training authors as a sixth base
-        "3f-small+cdm+lambdag-r5p100-sn3+profile": stack(
-            (
-                clone(norm).set_params(rounds=3),
-                small,
-                delta,
-                cdm,
-                _lambdag(5, 100),
-                AuthorProfile(clone(norm.verifier)),
-            ),
-            3,
-        ),
-        "3f-small+cdm+lambdag-r5p100-sn3+profile-t": stack(
-            (
-                clone(norm).set_params(rounds=3),
-                small,
-                delta,
-                cdm,
-                _lambdag(5, 100),
-                AuthorProfile(clone(norm.verifier), transductive=True),
-            ),
-            3,
+        f"{r5}-sn3+profile": stack((*sn3, AuthorProfile(clone(norm.verifier))), 3),
+        f"{r5}-sn3+profile-t": stack(
+            (*sn3, AuthorProfile(clone(norm.verifier), transductive=True)), 3
         ),
         # other bases s-normalised three times as well (their raw scores wrapped)
         **{
-            f"3f-small+cdm+lambdag-r5p100-sn3-{name}": stack(
-                tuple(
-                    _snormed(b) if type(_built(b)).__name__ in wrap else _built(b)
-                    for b in (clone(norm).set_params(rounds=3), small, delta, cdm)
-                )
-                + (_lambdag(5, 100),),
+            f"{r5}-sn3-{name}": stack(
+                tuple(_snormed(b) if type(_built(b)).__name__ in wrap else _built(b) for b in sn3),
                 3,
             )
             for name, wrap in (
