@@ -6,9 +6,10 @@ mean of its scores with that author's training texts), standardised per author b
 author's scores with the training texts of the other authors (so an author whose texts are
 close to everything counts no more than one whose texts are not), and then across the authors
 of the profile; the pair's score is the Pearson correlation of the two profiles, mapped from
-[-1, 1] to [0, 1]. It is the "second-order" similarity of Cheng, Bhatt et al.'s and Koppel's
-impostor-space methods, with the training authors as the reference set: two texts of one author
-lean toward the same training authors even when their topics share no words.
+[-1, 1] to [0, 1]: a second-order similarity in the spirit of the impostor methods (Koppel &
+Winter, "Determining if two documents are written by the same author", JASIST 65, 2014), with
+the training authors as the reference set: two texts of one author lean toward the same
+training authors even when their topics share no words.
 
 Two regimes meet here. Where the test texts' authors have texts in the training data (AIDBench
 IMDb62 and Guardian, whose tasks keep other texts of the test authors for training), a profile
