@@ -34,7 +34,7 @@ import math
 import numba
 import numpy as np
 
-from stylo._threads import map_parallel
+from stylo._threads import map_blocks
 
 __all__ = [
     "BOS",
@@ -325,11 +325,7 @@ def known_model_totals(
     out = np.empty(len(flat))
     lm = (int(order), int(n_sym), float(discount), float(eps))
     args = (tok, starts, model_ids, model_ptr, query_ptr, lo, hi, lm)
-    n_models = len(model_sentences)
-    cuts = np.linspace(0, n_models, min(n_models, 4 * n_threads) + 1).astype(np.int64)
-    map_parallel(
-        lambda i: _known_totals(*args, cuts[i], cuts[i + 1], out), range(len(cuts) - 1), n_threads
-    )
+    map_blocks(lambda m0, m1: _known_totals(*args, m0, m1, out), len(model_sentences), n_threads)
     return np.split(out, query_ptr[1:-1])
 
 
@@ -366,12 +362,8 @@ def reference_model_totals(
         lm = (int(order), int(n_sym), float(discount), float(eps))
         args = (pool_tok, pool_starts, np.ascontiguousarray(orders), sizes[rank], tok, starts)
         args += (lo, hi, lm)
-        n_refs = orders.shape[0]
-        cuts = np.linspace(0, n_refs, min(n_refs, 4 * n_threads) + 1).astype(np.int64)
-        map_parallel(
-            lambda i: _reference_totals(*args, cuts[i], cuts[i + 1], ranked),
-            range(len(cuts) - 1),
-            n_threads,
+        map_blocks(
+            lambda r0, r1: _reference_totals(*args, r0, r1, ranked), orders.shape[0], n_threads
         )
         out[rank] = ranked
     return out

@@ -41,7 +41,7 @@ import numpy as np
 from sklearn.base import clone
 
 from baselines.normalization import _side_stats, author_groups
-from stylo.corpus import Corpus, join_known
+from stylo.corpus import Corpus
 from stylo.verifier import Verifier
 
 __all__ = ["AuthorProfile", "profile_correlation_reference"]
@@ -192,9 +192,6 @@ class AuthorProfile(Verifier):
     def _score_impl(self, texts_a, texts_b):
         pa, pb = self._distinct_profiles(texts_a, texts_b)
         return (1.0 + (pa * pb).mean(axis=1)) / 2.0
-
-    def _problem_impl(self, known_lists, unknowns):
-        return self._score_impl(join_known(known_lists), unknowns)
 
     def _cross_impl(self, texts_a, texts_b):
         pa, pb = self._distinct_profiles(texts_a, texts_b)

@@ -78,7 +78,7 @@ import scipy.sparse as sp
 
 from baselines._features import make_counter, relative_frequencies
 from baselines.calibration import ScoreCalibrator
-from stylo._threads import kernel_threads, map_parallel
+from stylo._threads import kernel_threads, map_blocks, map_parallel
 from stylo.corpus import Corpus, PairSet
 from stylo.features import nearest_minmax, paired_minmax
 from stylo.progress import advance
@@ -110,10 +110,9 @@ def _masked_sums(indptr, indices, data, mask_t, n_threads: int = 1):
     """Sum of each CSR row over each iteration's kept features: (n_rows, n_iter), blocks of
     rows on ``n_threads`` threads."""
     out = np.zeros((indptr.shape[0] - 1, mask_t.shape[1]))
-    bounds = np.linspace(0, out.shape[0], min(out.shape[0], 4 * n_threads) + 1).astype(np.int64)
-    map_parallel(
-        lambda i: _masked_sums_into(indptr, indices, data, mask_t, bounds[i], bounds[i + 1], out),
-        range(len(bounds) - 1),
+    map_blocks(
+        lambda lo, hi: _masked_sums_into(indptr, indices, data, mask_t, lo, hi, out),
+        out.shape[0],
         n_threads,
     )
     return out

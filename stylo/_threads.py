@@ -8,9 +8,10 @@ from concurrent.futures import ThreadPoolExecutor
 from numbers import Integral
 
 import numba
+import numpy as np
 from threadpoolctl import ThreadpoolController
 
-__all__ = ["blas_limit", "kernel_threads", "map_parallel"]
+__all__ = ["blas_limit", "kernel_threads", "map_blocks", "map_parallel"]
 
 #: the controller and how many modules were imported when it listed the thread pools
 _found: tuple[ThreadpoolController, int] | None = None
@@ -38,6 +39,14 @@ def map_parallel(fn, items, n_threads: int) -> list:
         return [fn(it) for it in items]
     with ThreadPoolExecutor(max_workers=n_threads) as pool:
         return list(pool.map(fn, items))
+
+
+def map_blocks(fn, n: int, n_threads: int) -> list:
+    """``fn(lo, hi)`` for even blocks ``lo:hi`` (int64 bounds) of ``range(n)``, up to four a
+    thread so that one slow block does not hold the others up, in block order, on
+    ``n_threads`` threads (``map_parallel``); no block when ``n`` is 0."""
+    bounds = np.linspace(0, n, min(n, 4 * n_threads) + 1).astype(np.int64)
+    return map_parallel(lambda i: fn(bounds[i], bounds[i + 1]), range(len(bounds) - 1), n_threads)
 
 
 def kernel_threads(n_jobs: int | None) -> int:

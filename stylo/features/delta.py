@@ -30,7 +30,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from stylo._threads import map_parallel
+from stylo._threads import map_blocks
 from stylo.features._validation import effective_n_jobs
 
 __all__ = [
@@ -213,14 +213,10 @@ class WeightedManhattanDelta(Delta):
 
     def _pairwise(self, A, B, n_jobs):
         w = self.weights(A.shape[1])
-        bounds = np.linspace(0, A.shape[0], min(A.shape[0], 4 * n_jobs) + 1).astype(np.int64)
         if A.shape[0] == 0:
             return np.zeros((0, B.shape[0]))
-
-        def block(i):
-            return _weighted_l1_block(A, B, w, bounds[i], bounds[i + 1])
-
-        return np.concatenate(map_parallel(block, range(len(bounds) - 1), n_jobs), axis=0)
+        blocks = map_blocks(lambda lo, hi: _weighted_l1_block(A, B, w, lo, hi), A.shape[0], n_jobs)
+        return np.concatenate(blocks, axis=0)
 
     def _paired(self, A, B):
         return np.abs(A - B) @ self.weights(A.shape[1])

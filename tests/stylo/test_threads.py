@@ -14,7 +14,7 @@ import pytest
 from threadpoolctl import threadpool_info
 
 from stylo import _threads
-from stylo._threads import blas_limit, kernel_threads, map_parallel
+from stylo._threads import blas_limit, kernel_threads, map_blocks, map_parallel
 
 
 def _blas_threads() -> list[int]:
@@ -49,6 +49,17 @@ def test_map_parallel_keeps_the_items_order_on_any_number_of_threads():
     for n_threads in (1, 2, 5):
         assert map_parallel(lambda i: i * i, items, n_threads) == [i * i for i in items]
     assert map_parallel(lambda i: i, range(0), 2) == []
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 37])
+@pytest.mark.parametrize("n_threads", [1, 2, 3])
+def test_map_blocks_cover_the_range_in_order_in_at_most_four_blocks_a_thread(n, n_threads):
+    got = map_blocks(lambda lo, hi: (lo, hi), n, n_threads)
+    assert len(got) == min(n, 4 * n_threads)
+    assert [b for _, b in got[:-1]] == [a for a, _ in got[1:]]  # contiguous, in order
+    if n:
+        assert got[0][0] == 0 and got[-1][1] == n and all(a < b for a, b in got)
+        assert all(isinstance(a, np.int64) for pair in got for a in pair)
 
 
 def test_kernel_threads_follow_joblib_within_numbas_cores(monkeypatch):
