@@ -24,10 +24,12 @@ reference grid's 15 minutes, a cost these small halves do not show (benchmarks/R
 Beside ``-free`` the rule prints the registered one, whose meta-model costs a few milliseconds
 less: the sign constraint is read by ``--cross`` below.
 
-Candidates differ in the number of folds, the size of the ``logreg-pair`` base and the base
+Candidates differ in the number of folds, the size of the ``logreg-pair`` base, the base
 pool (the meta-model weighs the bases on out-of-fold scores, so a larger pool is chosen only if
-the meta-model makes use of it on held-out authors); ``-free`` lets the meta-model's weights
-take either sign, as they did before the stack held them non-negative.
+the meta-model makes use of it on held-out authors; ``-sn3+gi``, ``+ppm``, ``+c25`` offer a
+sixth) and the out-of-fold pairs the meta-model is fitted on (``-sn3-n1200``: 1,200 of a
+Corpus, 600 registered); ``-free`` lets the meta-model's weights take either sign, as they did
+before the stack held them non-negative.
 
 ``--cross`` reads the same candidates across genres, where the halves above share one: each is
 fitted on one English PAN training set and scored on another's training problems (PAN13, PAN14
@@ -129,12 +131,16 @@ def _candidates() -> dict[str, StackedVerifier]:
     # feeds the meta-model, which does the calibration)
     gi = Construct("baselines.impostors:GeneralImpostors", {"shift": False})
     dist100, dist300 = (_distorted(norm, k) for k in (100, 300))
+    ppm = Construct("baselines.compression:CompressionVerifier", {"measure": "ppm"})
 
     # the registered stack's bases but its cosine, which the candidates below vary
     r5 = "3f-small+cdm+lambdag-r5p100"
     thrice = clone(norm).set_params(rounds=3)
     rest = (small, delta, cdm, _lambdag(5, 100))
     sn3 = (thrice, *rest)
+    c25 = clone(thrice).set_params(
+        verifier=clone(thrice.verifier).set_params(min_n=2, ngram_size=5, max_features=50_000)
+    )
 
     def stack(bases, n_folds):
         built = tuple(b.build() if isinstance(b, Construct) else clone(b) for b in bases)
@@ -166,6 +172,11 @@ def _candidates() -> dict[str, StackedVerifier]:
         **{f"{r5}-sn{r}": stack((clone(norm).set_params(rounds=r), *rest), 3) for r in (2, 3, 4)},
         # the cosine on distorted text as a sixth scoring base, both cosines normalised thrice
         f"{r5}-sn3+dist300": stack((*sn3, _distorted(thrice, 300)), 3),
+        # more sixth bases: General Impostors' raw margin, order-5 PPM's cross-entropy, and the
+        # cosine of case-kept char 2-5-grams (50,000 of them) s-normalised thrice
+        f"{r5}-sn3+gi": stack((*sn3, gi), 3),
+        f"{r5}-sn3+ppm": stack((*sn3, ppm), 3),
+        f"{r5}-sn3+c25": stack((*sn3, c25), 3),
         # the pool the cosine is normalised against thrice: 50 or 200 texts (100 registered)
         **{
             f"{r5}-sn3-pool{n}": stack((clone(thrice).set_params(n_background=n), *rest), 3)
@@ -173,6 +184,8 @@ def _candidates() -> dict[str, StackedVerifier]:
         },
         # the meta-model's regularisation, read again with the cosine normalised thrice
         **{f"{r5}-sn3-C{c:g}": stack(sn3, 3).set_params(C=c) for c in (0.1, 10.0)},
+        # out-of-fold pairs the meta-model is fitted on (600 before 2026-12-07)
+        **{f"{r5}-sn3-n{n}": stack(sn3, 3).set_params(n_pairs=n) for n in (900, 1200, 1800, 2400)},
         # the cosine's profile over the training authors as a sixth base
         f"{r5}-sn3+profile": stack((*sn3, AuthorProfile(clone(norm.verifier))), 3),
         f"{r5}-sn3+profile-t": stack(
