@@ -184,7 +184,7 @@ def _candidates() -> dict[str, StackedVerifier]:
         },
         # the meta-model's regularisation, read again with the cosine normalised thrice
         **{f"{r5}-sn3-C{c:g}": stack(sn3, 3).set_params(C=c) for c in (0.1, 10.0)},
-        # out-of-fold pairs the meta-model is fitted on (600 before 2026-12-07)
+        # out-of-fold pairs the meta-model is fitted on (600 registered)
         **{f"{r5}-sn3-n{n}": stack(sn3, 3).set_params(n_pairs=n) for n in (900, 1200, 1800, 2400)},
         # the cosine's profile over the training authors as a sixth base
         f"{r5}-sn3+profile": stack((*sn3, AuthorProfile(clone(norm.verifier))), 3),
