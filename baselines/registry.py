@@ -428,8 +428,8 @@ _CHAR_COSINE = Construct(
 # (logreg-pair-norm gains 4-5 points at 6-10x logreg-pair's cost, delta-norm loses on Guardian).
 # The pool is the scored call's own texts (transductive), chosen on training data alone by
 # benchmarks/choose_transductive.py: AUC x c@1 up for all three s-normalised methods, across
-# PAN training sets of other genres and on held-out halves of eight training sets
-# both s-normalise three times in a row (``rounds``), as ``ensemble``'s cosine does: with
+# PAN training sets of other genres and on held-out halves of eight training sets. Both
+# s-normalise three times in a row (``rounds``), as ``ensemble``'s cosine does: with
 # benchmarks/choose_transductive.py --rounds 1 and 3, AUC x c@1 across PAN training sets
 # cosine-norm .429 -> .465, naive-norm .380 -> .418, on held-out halves .543 -> .602 and .480 ->
 # .536, held-out one-to-two accuracy .760 -> .789 and .692 -> .727

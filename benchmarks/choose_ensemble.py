@@ -143,7 +143,7 @@ def _candidates() -> dict[str, StackedVerifier]:
     )
 
     def stack(bases, n_folds):
-        built = tuple(b.build() if isinstance(b, Construct) else clone(b) for b in bases)
+        built = tuple(_built(b) for b in bases)
         return clone(registered).set_params(bases=built, n_folds=n_folds)
 
     return {
