@@ -196,7 +196,7 @@ def gi_kernel(n_problems: int = 10) -> pd.DataFrame:
     on the first ``n_problems`` PAN15 test problems (same inputs, same output checked)."""
     import scipy.sparse as sp
 
-    from baselines import impostors as gi_module
+    from baselines import _impostor_trials as trials
     from stylo.features import CharNgrams
 
     test = load("pan15_av_en", split="test")
@@ -221,17 +221,17 @@ def gi_kernel(n_problems: int = 10) -> pd.DataFrame:
         ]
     ).astype(np.int64)
     csr = (rows.indptr.astype(np.int64), rows.indices.astype(np.int64), rows.data, rows.shape[1])
-    sums = gi_module._masked_sums(csr[0], csr[1], csr[2], mask_t)
+    sums = trials.masked_sums(csr[0], csr[1], csr[2], mask_t)
     # one byte a feature, as GeneralImpostors passes it
     mask = np.ascontiguousarray(mask_t.T, dtype=np.uint8)
     table = []
     for kernel in ("wins", "margins"):
-        fast = getattr(gi_module, f"_impostor_{kernel}")
+        fast = getattr(trials, f"impostor_{kernel}")
         fast(*csr, q[:1], t[:1], cand[:1], mask, picks, sums)  # compile
         timings = {}
         for name, fn in (
             ("numba", fast),
-            ("reference", getattr(gi_module, f"_impostor_{kernel}_reference")),
+            ("reference", getattr(trials, f"impostor_{kernel}_reference")),
         ):
             start = time.perf_counter()
             out = fn(*csr, q, t, cand, mask, picks, sums)

@@ -8,10 +8,11 @@ Usage::
 Where authors repeat (AIDBench's corpora: 62 IMDb62 authors, their other texts in the impostor
 pool), the win rate saturates: on IMDb62's one-to-one 150/50 task (seed 0) 42 % of the training
 pairs' and 49 % of the test pairs' same-author problems win no iteration, as different-author
-ones do. Ranking already reads the continuous margin (``_impostor_margins``). Candidates,
-each fitted and scored as ``choose_transductive``'s verification parts do (``cross``: fitted on
-one English PAN training set, scored on another's; ``halves``: fitted on half of a training
-set's authors or problems and scored on the other half, seeds 0-2):
+ones do. Ranking already reads the continuous margin
+(``baselines._impostor_trials.impostor_margins``). Candidates, each fitted and scored as
+``choose_transductive``'s verification parts do (``cross``: fitted on one English PAN training
+set, scored on another's; ``halves``: fitted on half of a training set's authors or problems and
+scored on the other half, seeds 0-2):
 
 - ``wins``: the win rate, score shifting (registered until this study);
 - ``margin``: the mean margin mapped onto [0, 1], the same score shifting;

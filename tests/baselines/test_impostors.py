@@ -11,15 +11,15 @@ from hypothesis import strategies as st
 from pseudoword_synth import synthetic_corpus, synthetic_pairs
 from sklearn.exceptions import NotFittedError
 
-from baselines.impostors import (
-    GeneralImpostors,
-    _impostor_margins,
-    _impostor_margins_reference,
-    _impostor_wins,
-    _impostor_wins_reference,
-    _masked_sums,
-    _masked_sums_reference,
+from baselines._impostor_trials import (
+    impostor_margins,
+    impostor_margins_reference,
+    impostor_wins,
+    impostor_wins_reference,
+    masked_sums,
+    masked_sums_reference,
 )
+from baselines.impostors import GeneralImpostors
 from stylo.corpus import Corpus, PairSet
 from stylo.metrics.pan import auc
 
@@ -64,16 +64,16 @@ def gi_inputs(draw):
 def test_kernels_agree_with_references_exactly(inputs, n_threads):
     # on several threads each takes blocks of rows or of query groups: the same sums
     csr, q_rows, t_rows, cand, mask_t, picks = inputs
-    sums = _masked_sums(csr[0], csr[1], csr[2], mask_t, n_threads)
-    np.testing.assert_array_equal(sums, _masked_sums_reference(csr[0], csr[1], csr[2], mask_t))
+    sums = masked_sums(csr[0], csr[1], csr[2], mask_t, n_threads)
+    np.testing.assert_array_equal(sums, masked_sums_reference(csr[0], csr[1], csr[2], mask_t))
     mask = mask_t.T.astype(np.uint8)
     np.testing.assert_array_equal(
-        _impostor_wins(*csr, q_rows, t_rows, cand, mask, picks, sums, n_threads),
-        _impostor_wins_reference(*csr, q_rows, t_rows, cand, mask, picks, sums),
+        impostor_wins(*csr, q_rows, t_rows, cand, mask, picks, sums, n_threads),
+        impostor_wins_reference(*csr, q_rows, t_rows, cand, mask, picks, sums),
     )
-    margins = _impostor_margins(*csr, q_rows, t_rows, cand, mask, picks, sums, n_threads)
+    margins = impostor_margins(*csr, q_rows, t_rows, cand, mask, picks, sums, n_threads)
     np.testing.assert_array_equal(
-        margins, _impostor_margins_reference(*csr, q_rows, t_rows, cand, mask, picks, sums)
+        margins, impostor_margins_reference(*csr, q_rows, t_rows, cand, mask, picks, sums)
     )
     assert np.all(np.abs(margins) <= picks.shape[0])
 
@@ -86,8 +86,8 @@ def test_target_identical_to_query_always_wins():
     )
     csr = (rows.indptr.astype(np.int64), rows.indices.astype(np.int64), rows.data, 4)
     mask_t = np.ones((4, 3))
-    sums = _masked_sums(csr[0], csr[1], csr[2], mask_t)
-    wins = _impostor_wins(
+    sums = masked_sums(csr[0], csr[1], csr[2], mask_t)
+    wins = impostor_wins(
         *csr,
         np.array([0]),
         np.array([1]),
