@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from stylo.corpus import Corpus
 from stylo.protocols import PROTOCOLS, ProtocolError
 from stylo.protocols._sampling import PairRules
-from stylo.protocols.aidbench import OneToMany, OneToOne, OneToTwo, parse_mix
+from stylo.protocols.aidbench import OneToOne, OneToTwo, parse_mix
+from stylo.protocols.aidbench_one_to_many import OneToMany
 from stylo.protocols.base import capped_corpus
 from stylo.verifier import training_pairs
 

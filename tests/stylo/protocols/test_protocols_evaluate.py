@@ -14,7 +14,8 @@ from baselines.random_guess import RandomGuess
 from stylo.corpus import Corpus, PairSet
 from stylo.metrics import ranking
 from stylo.protocols import PROTOCOLS, ProtocolError
-from stylo.protocols.aidbench import OneToMany, OneToOne, OneToTwo
+from stylo.protocols.aidbench import OneToOne, OneToTwo
+from stylo.protocols.aidbench_one_to_many import OneToMany
 from stylo.protocols.base import RankingQuery, Task, Triplets, readable_texts, task_texts
 from stylo.verifier import Verifier
 
