@@ -1,28 +1,114 @@
-"""The ``cells/`` folder of a run: one result file per grid cell.
+"""A grid cell (:class:`Cell`: one method on one sampled task) and the ``cells/`` folder of a
+run, one result file per cell.
 
-Each finished cell is stored as ``<out>/cells/<key>.json`` (spec, status, metric rows, runtime,
-task info, error and traceback for a failed cell), written atomically: a temporary file in the
-same folder is renamed over the target, so a reader never sees half a file. Per-item scores, when
-the protocol returns them, go to ``<key>.scores.parquet`` (``.csv.gz`` without pyarrow), written
-before the JSON, which is the cell's commit marker. A cell whose JSON says ``ok`` or
-``inapplicable`` (a method that must be fitted on a task with no training data) is done (a rerun
-skips it); a record file that is not a JSON object (truncated by a full disk, edited by hand) is
-reported on one stderr line and read as missing.
+A cell's key is the hash of its JSON-normalised spec (:func:`cell_key`), so a result on disk is
+found again by any later run of the same cell. Each finished cell is stored as
+``<out>/cells/<key>.json`` (spec, status, metric rows, runtime, task info, error and traceback for
+a failed cell), written atomically: a temporary file in the same folder is renamed over the target,
+so a reader never sees half a file. Per-item scores, when the protocol returns them, go to
+``<key>.scores.parquet`` (``.csv.gz`` without pyarrow), written before the JSON, which is the
+cell's commit marker. A cell whose JSON says ``ok`` or ``inapplicable`` (a method that must be
+fitted on a task with no training data) is done (a rerun skips it); a record file that is not a
+JSON object (truncated by a full disk, edited by hand) is reported on one stderr line and read as
+missing.
 """
 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
 import json
 import os
 import sys
 import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["DONE", "CellStore", "write_atomic"]
+__all__ = ["DONE", "SPEC_VERSION", "Cell", "CellStore", "cell_key", "normalise", "write_atomic"]
+
+#: bump when the meaning of a stored cell changes, so old results are not reused
+SPEC_VERSION = 2
+
+
+def normalise(obj):
+    """``obj`` as plain JSON types (tuples -> lists, numpy scalars -> Python), keys sorted."""
+
+    def default(o):
+        if hasattr(o, "item"):
+            return o.item()
+        if isinstance(o, (set, frozenset)):
+            return sorted(o)
+        raise TypeError(f"{type(o).__name__} is not JSON-serialisable: {o!r}")
+
+    return json.loads(json.dumps(obj, default=default, sort_keys=True))
+
+
+def cell_key(spec: Mapping) -> str:
+    """Stable 20-hex-digit key of a cell spec: SHA-256 of its canonical JSON."""
+    text = json.dumps(
+        normalise(dict(spec)), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One unit of work: one method on one sampled task of one protocol setting."""
+
+    dataset: str
+    load: Mapping
+    protocol: str
+    setting: Mapping
+    method: str
+    method_options: Mapping
+    seed: int
+    protocol_params: Mapping = field(default_factory=dict)
+    masking: str | None = None
+    method_params: Mapping = field(default_factory=dict)
+    #: the protocol's ``revision``: a protocol that starts drawing other tasks bumps it
+    revision: int = 1
+
+    def spec(self) -> dict:
+        spec = {
+            "v": SPEC_VERSION,
+            "dataset": self.dataset,
+            "load": dict(self.load),
+            "protocol": self.protocol,
+            "protocol_params": dict(self.protocol_params),
+            "setting": dict(self.setting),
+            "method": self.method,
+            "method_options": dict(self.method_options),
+            "seed": int(self.seed),
+        }
+        # absent when unused, so the keys of cells without them never change
+        if self.masking is not None:
+            spec["masking"] = self.masking
+        if self.method_params:
+            spec["method_params"] = dict(self.method_params)
+        if self.revision != 1:
+            spec["revision"] = int(self.revision)
+        return normalise(spec)
+
+    @property
+    def key(self) -> str:
+        return cell_key(self.spec())
+
+    @property
+    def task_key(self) -> tuple:
+        """Cells with equal task keys share one sampled task (only the method differs)."""
+        return (
+            self.dataset,
+            json.dumps(normalise(dict(self.load)), sort_keys=True),
+            self.protocol,
+            json.dumps(normalise(dict(self.protocol_params)), sort_keys=True),
+            json.dumps(normalise(dict(self.setting)), sort_keys=True),
+            int(self.seed),
+        )
+
 
 #: statuses of a cell a rerun does not compute again (``failed`` cells are retried)
 DONE = ("ok", "inapplicable")

@@ -2,9 +2,10 @@
 
 A :class:`GridSpec` is declarative: which datasets (with their load options), which protocols
 (optionally restricted to some datasets), which methods and seeds. :func:`expand` turns it into
-:class:`Cell` objects by loading each dataset once and asking each protocol which settings it
-offers on it (none: it does not apply). Every cell has a stable key, the hash of its
-JSON-normalised spec, so a result on disk is found again by any later run of the same cell.
+:class:`~experiments.cells.Cell` objects by loading each dataset once and asking each protocol
+which settings it offers on it (none: it does not apply). Every cell has a stable key, the hash
+of its JSON-normalised spec, so a result on disk is found again by any later run of the same
+cell.
 
 Quick runs shrink sample sizes through ``protocol_params``: constructor arguments of a
 registered protocol's class (e.g. ``{"n_groups": 2}`` for one-to-many); the protocol is rebuilt
@@ -13,52 +14,25 @@ with them and they are part of the cell key, so quick and full results never mix
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from baselines.registry import unavailable
+from experiments.cells import Cell, normalise
 from experiments.methods import MASKINGS, key_options
 from experiments.suite import Suite
 
 __all__ = [
-    "Cell",
     "DatasetSpec",
     "Expansion",
     "GridSpec",
     "KindScope",
-    "cell_key",
     "expand",
     "full_grid",
-    "normalise",
     "quick_grid",
 ]
-
-#: bump when the meaning of a stored cell changes, so old results are not reused
-SPEC_VERSION = 2
-
-
-def normalise(obj):
-    """``obj`` as plain JSON types (tuples -> lists, numpy scalars -> Python), keys sorted."""
-
-    def default(o):
-        if hasattr(o, "item"):
-            return o.item()
-        if isinstance(o, (set, frozenset)):
-            return sorted(o)
-        raise TypeError(f"{type(o).__name__} is not JSON-serialisable: {o!r}")
-
-    return json.loads(json.dumps(obj, default=default, sort_keys=True))
-
-
-def cell_key(spec: Mapping) -> str:
-    """Stable 20-hex-digit key of a cell spec: SHA-256 of its canonical JSON."""
-    text = json.dumps(
-        normalise(dict(spec)), sort_keys=True, separators=(",", ":"), ensure_ascii=False
-    )
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
 
 
 @dataclass(frozen=True)
@@ -73,61 +47,6 @@ class DatasetSpec:
             return self.name
         opts = ",".join(f"{k}={v}" for k, v in sorted(self.load.items()))
         return f"{self.name}[{opts}]"
-
-
-@dataclass(frozen=True)
-class Cell:
-    """One unit of work: one method on one sampled task of one protocol setting."""
-
-    dataset: str
-    load: Mapping
-    protocol: str
-    setting: Mapping
-    method: str
-    method_options: Mapping
-    seed: int
-    protocol_params: Mapping = field(default_factory=dict)
-    masking: str | None = None
-    method_params: Mapping = field(default_factory=dict)
-    #: the protocol's ``revision``: a protocol that starts drawing other tasks bumps it
-    revision: int = 1
-
-    def spec(self) -> dict:
-        spec = {
-            "v": SPEC_VERSION,
-            "dataset": self.dataset,
-            "load": dict(self.load),
-            "protocol": self.protocol,
-            "protocol_params": dict(self.protocol_params),
-            "setting": dict(self.setting),
-            "method": self.method,
-            "method_options": dict(self.method_options),
-            "seed": int(self.seed),
-        }
-        # absent when unused, so the keys of cells without them never change
-        if self.masking is not None:
-            spec["masking"] = self.masking
-        if self.method_params:
-            spec["method_params"] = dict(self.method_params)
-        if self.revision != 1:
-            spec["revision"] = int(self.revision)
-        return normalise(spec)
-
-    @property
-    def key(self) -> str:
-        return cell_key(self.spec())
-
-    @property
-    def task_key(self) -> tuple:
-        """Cells with equal task keys share one sampled task (only the method differs)."""
-        return (
-            self.dataset,
-            json.dumps(normalise(dict(self.load)), sort_keys=True),
-            self.protocol,
-            json.dumps(normalise(dict(self.protocol_params)), sort_keys=True),
-            json.dumps(normalise(dict(self.setting)), sort_keys=True),
-            int(self.seed),
-        )
 
 
 @dataclass(frozen=True)

@@ -31,8 +31,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.cells import CellStore, write_atomic
-from experiments.grid import Cell, normalise
+from experiments.cells import Cell, CellStore, normalise, write_atomic
 from experiments.heap import keep_freed_memory
 from experiments.suite import Suite
 from stylo.features.shared_counts import shared_counts

@@ -22,7 +22,7 @@ from baselines.registry import DEFAULT_OPTIONS, MethodOptions, MethodSpec
 from experiments.methods import MASKINGS, Masked, WithParams
 
 if TYPE_CHECKING:
-    from experiments.grid import Cell
+    from experiments.cells import Cell
     from stylo.verifier import Verifier
 
 __all__ = ["Suite"]

@@ -135,7 +135,7 @@ class Protocol:
 
     name: str = "protocol"
     #: bumped when the protocol starts drawing other tasks from the same data and setting, so
-    #: a grid does not reuse results stored under the old tasks (``experiments.grid.Cell``)
+    #: a grid does not reuse results stored under the old tasks (``experiments.cells.Cell``)
     revision: int = 1
     #: how much work one cell of this protocol is, relative to the others' for the same
     #: method: a grid runner starts the costliest cells first so that none is left alone at

@@ -7,16 +7,8 @@ from hypothesis import strategies as st
 
 from baselines.random_guess import RandomGuess
 from baselines.registry import METHODS, MethodOptions, MethodSpec, unavailable
-from experiments.grid import (
-    Cell,
-    DatasetSpec,
-    GridSpec,
-    KindScope,
-    cell_key,
-    expand,
-    full_grid,
-    quick_grid,
-)
+from experiments.cells import Cell, cell_key
+from experiments.grid import DatasetSpec, GridSpec, KindScope, expand, full_grid, quick_grid
 from experiments.suite import Suite
 
 PROTOCOLS = {"toy_verification": ToyVerification(), "toy_ranking": ToyRanking()}

@@ -18,8 +18,8 @@ from experiments_standins import (
 
 from baselines.registry import METHODS
 from experiments import run_all, runner
-from experiments.cells import CellStore, write_atomic
-from experiments.grid import Cell, expand
+from experiments.cells import Cell, CellStore, write_atomic
+from experiments.grid import expand
 from experiments.report import collect
 from experiments.runner import execute_task, run, schedule
 from experiments.suite import Suite

@@ -11,7 +11,8 @@ from experiments_standins import ToyVerification, toy_loader
 
 import baselines.impostors as impostors
 from baselines.registry import MethodSpec
-from experiments.grid import Cell, expand
+from experiments.cells import Cell
+from experiments.grid import expand
 from experiments.runner import _showing_progress, execute_cell, run
 from experiments.suite import Suite
 from stylo import progress
