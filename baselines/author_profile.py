@@ -40,14 +40,12 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import clone
 
-from baselines.normalization import _side_stats, author_groups
+from baselines.normalization import _MIN_STD, _side_stats, author_groups
 from stylo.corpus import Corpus
+from stylo.text_input import has_text
 from stylo.verifier import Verifier
 
 __all__ = ["AuthorProfile", "profile_correlation_reference"]
-
-#: an author (or a profile) whose scores barely vary carries no scale: its std is floored here
-_MIN_STD = 1e-9
 
 
 def profile_correlation_reference(
@@ -124,7 +122,8 @@ class AuthorProfile(Verifier):
             if not isinstance(value, int | np.integer) or value < 3:
                 raise ValueError(f"{name} must be an integer >= 3, got {value!r}")
         groups = author_groups(X)
-        texts = [t for t in groups if t.strip()]
+        # a blank text has no inner score to place it: as in every reference pool, it is none
+        texts = [t for t in groups if has_text(t)]
         owner = np.unique([groups[t] for t in texts], return_inverse=True)[1]
         n_authors = int(owner.max()) + 1 if len(owner) else 0
         if n_authors < 3:
