@@ -1,0 +1,23 @@
+"""The character alphabet the n-gram tests draw texts from."""
+
+# letters with case quirks (İ lowers to two code points), combining marks, whitespace of
+# several kinds (tab, NBSP, em space, line separator), apostrophes, emoji with a modifier
+__all__ = ["ALPHABET"]
+
+ALPHABET = list("abcAB xyz.,;!?'’-_0123\t\n") + [
+    "\u00a0",
+    "\u2003",
+    "\u2028",
+    "é",
+    "ß",
+    "İ",
+    "Σ",
+    "\u0301",
+    "😀",
+    "👍",
+    "\U0001f3fd",
+    "中",
+    "É",
+    "Ω",
+    "\u01c4",
+]
