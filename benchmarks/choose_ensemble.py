@@ -26,8 +26,8 @@ less: the sign constraint is read by ``--cross`` below.
 
 Candidates differ in the number of folds, the size of the ``logreg-pair`` base, the base
 pool (the meta-model weighs the bases on out-of-fold scores, so a larger pool is chosen only if
-the meta-model makes use of it on held-out authors; ``-sn3+gi``, ``+ppm``, ``+c25`` offer a
-sixth) and the out-of-fold pairs the meta-model is fitted on (``-sn3-n1200``: 1,200 of a
+the meta-model makes use of it on held-out authors; ``-sn3+gi``, ``+ppm``, ``+c25``, ``+mask0``
+offer a sixth) and the out-of-fold pairs the meta-model is fitted on (``-sn3-n1200``: 1,200 of a
 Corpus, 600 registered); ``-free`` lets the meta-model's weights take either sign, as they did
 before the stack held them non-negative.
 
@@ -177,6 +177,9 @@ def _candidates() -> dict[str, StackedVerifier]:
         f"{r5}-sn3+gi": stack((*sn3, gi), 3),
         f"{r5}-sn3+ppm": stack((*sn3, ppm), 3),
         f"{r5}-sn3+c25": stack((*sn3, c25), 3),
+        # the cosine of the text with every word masked (TextDistortion k = 0: punctuation,
+        # spacing, digits and word lengths), s-normalised thrice, as a sixth base
+        f"{r5}-sn3+mask0": stack((*sn3, _distorted(thrice, 0)), 3),
         # the pool the cosine is normalised against thrice: 50 or 200 texts (100 registered)
         **{
             f"{r5}-sn3-pool{n}": stack((clone(thrice).set_params(n_background=n), *rest), 3)
@@ -214,15 +217,19 @@ def _candidates() -> dict[str, StackedVerifier]:
 def _ranking_candidates() -> dict[str, StackedVerifier]:
     """Name -> unfitted stack ranking candidates: the registered stack's bases under its
     scoring meta-model or a pairwise one, without LambdaG, and with or without the distorted
-    s-normalised cosine (k = 300) as a rank base."""
+    s-normalised cosine (k = 300) as a rank base; and the scoring meta-model with the
+    word-masked cosine (k = 0) as a sixth base."""
     registered = make("ensemble", 0)
     bare = clone(registered).set_params(rank_bases=(), ranking="pairwise")
     meta = clone(bare).set_params(ranking="meta")
     four = tuple(b for b in registered.bases if type(b).__name__ != "LambdaG")
-    dist300 = (_distorted(_bases_by_class(registered)["BackgroundNormalized"], 300),)
+    cosine = _bases_by_class(registered)["BackgroundNormalized"]
+    dist300 = (_distorted(cosine, 300),)
     return {
         "bases": meta,
         "bases + dist300": clone(meta).set_params(rank_bases=dist300),
+        # the AUC study's ``-sn3+mask0``: the word-masked cosine as a sixth scoring base
+        "bases + mask0": clone(meta).set_params(bases=(*meta.bases, _distorted(cosine, 0))),
         "pairwise": bare,
         "pairwise without lambdag": clone(bare).set_params(bases=four),
         "pairwise + dist300": clone(bare).set_params(rank_bases=dist300),

@@ -30,6 +30,7 @@ def test_ranking_candidates_differ_in_bases_and_meta_model():
     assert {n: _names(s.rank_bases) for n, s in got.items()} == {
         "bases": [],
         "bases + dist300": ["MaskedVerifier"],
+        "bases + mask0": [],
         "pairwise": [],
         "pairwise without lambdag": [],
         "pairwise + dist300": ["MaskedVerifier"],
@@ -37,13 +38,19 @@ def test_ranking_candidates_differ_in_bases_and_meta_model():
     assert {n: s.ranking for n, s in got.items()} == {
         "bases": "meta",
         "bases + dist300": "meta",
+        "bases + mask0": "meta",
         "pairwise": "pairwise",
         "pairwise without lambdag": "pairwise",
         "pairwise + dist300": "pairwise",
     }
     for name, stack in got.items():
         expected = [n for n in names if n != "LambdaG"] if "without" in name else names
+        expected = [*expected, "MaskedVerifier"] if "mask0" in name else expected
         assert _names(stack.bases) == expected
+    # the word-masked cosine: the registered cosine on text with every word masked
+    masked = got["bases + mask0"].bases[-1]
+    assert masked.masker.get_params() == {"k": 0, "method": "dv_ma"}
+    assert repr(masked.verifier) == repr(registered.bases[0])
 
 
 def test_held_one_of_k_puts_the_author_first_among_other_authors():
