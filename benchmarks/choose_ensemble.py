@@ -94,11 +94,11 @@ def _lambdag(n_references: int, n_pairs: int):
     )
 
 
-def _distorted(norm, k: int) -> MaskedVerifier:
+def _distorted(norm, k: int, method: str = "dv_ma") -> MaskedVerifier:
     """The s-normalised cosine ``norm`` on text distorted to its ``k`` most frequent words
-    (Stamatatos 2017): a view of the texts with the topic words masked, for cross-topic and
-    cross-genre pairs."""
-    return MaskedVerifier(clone(norm), TextDistortion(k=k, method="dv_ma"))
+    (Stamatatos 2017; ``method`` as :class:`~stylo.features.TextDistortion`'s): a view of the
+    texts with the topic words masked, for cross-topic and cross-genre pairs."""
+    return MaskedVerifier(clone(norm), TextDistortion(k=k, method=method))
 
 
 def _built(base):
@@ -178,8 +178,11 @@ def _candidates() -> dict[str, StackedVerifier]:
         f"{r5}-sn3+ppm": stack((*sn3, ppm), 3),
         f"{r5}-sn3+c25": stack((*sn3, c25), 3),
         # the cosine of the text with every word masked (TextDistortion k = 0: punctuation,
-        # spacing, digits and word lengths), s-normalised thrice, as a sixth base
+        # spacing, digits and word lengths), s-normalised thrice, as a sixth base; ``sa``: each
+        # word one ``*`` (its length gone); ``+dist300``: the distorted-text cosine as a seventh
         f"{r5}-sn3+mask0": stack((*sn3, _distorted(thrice, 0)), 3),
+        f"{r5}-sn3+mask0sa": stack((*sn3, _distorted(thrice, 0, "dv_sa")), 3),
+        f"{r5}-sn3+mask0+dist300": stack((*sn3, _distorted(thrice, 0), _distorted(thrice, 300)), 3),
         # the pool the cosine is normalised against thrice: 50 or 200 texts (100 registered)
         **{
             f"{r5}-sn3-pool{n}": stack((clone(thrice).set_params(n_background=n), *rest), 3)
@@ -218,7 +221,7 @@ def _ranking_candidates() -> dict[str, StackedVerifier]:
     """Name -> unfitted stack ranking candidates: the registered stack's bases under its
     scoring meta-model or a pairwise one, without LambdaG, and with or without the distorted
     s-normalised cosine (k = 300) as a rank base; and the scoring meta-model with the
-    word-masked cosine (k = 0) as a sixth base."""
+    word-masked cosine (k = 0, either masking) as a sixth base."""
     registered = make("ensemble", 0)
     bare = clone(registered).set_params(rank_bases=(), ranking="pairwise")
     meta = clone(bare).set_params(ranking="meta")
@@ -228,8 +231,12 @@ def _ranking_candidates() -> dict[str, StackedVerifier]:
     return {
         "bases": meta,
         "bases + dist300": clone(meta).set_params(rank_bases=dist300),
-        # the AUC study's ``-sn3+mask0``: the word-masked cosine as a sixth scoring base
+        # the AUC study's ``-sn3+mask0`` and ``-sn3+mask0sa``: the word-masked cosine as a
+        # sixth scoring base
         "bases + mask0": clone(meta).set_params(bases=(*meta.bases, _distorted(cosine, 0))),
+        "bases + mask0sa": clone(meta).set_params(
+            bases=(*meta.bases, _distorted(cosine, 0, "dv_sa"))
+        ),
         "pairwise": bare,
         "pairwise without lambdag": clone(bare).set_params(bases=four),
         "pairwise + dist300": clone(bare).set_params(rank_bases=dist300),

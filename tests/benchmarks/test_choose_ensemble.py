@@ -31,6 +31,7 @@ def test_ranking_candidates_differ_in_bases_and_meta_model():
         "bases": [],
         "bases + dist300": ["MaskedVerifier"],
         "bases + mask0": [],
+        "bases + mask0sa": [],
         "pairwise": [],
         "pairwise without lambdag": [],
         "pairwise + dist300": ["MaskedVerifier"],
@@ -39,6 +40,7 @@ def test_ranking_candidates_differ_in_bases_and_meta_model():
         "bases": "meta",
         "bases + dist300": "meta",
         "bases + mask0": "meta",
+        "bases + mask0sa": "meta",
         "pairwise": "pairwise",
         "pairwise without lambdag": "pairwise",
         "pairwise + dist300": "pairwise",
@@ -48,9 +50,10 @@ def test_ranking_candidates_differ_in_bases_and_meta_model():
         expected = [*expected, "MaskedVerifier"] if "mask0" in name else expected
         assert _names(stack.bases) == expected
     # the word-masked cosine: the registered cosine on text with every word masked
-    masked = got["bases + mask0"].bases[-1]
-    assert masked.masker.get_params() == {"k": 0, "method": "dv_ma"}
-    assert repr(masked.verifier) == repr(registered.bases[0])
+    for name, method in (("bases + mask0", "dv_ma"), ("bases + mask0sa", "dv_sa")):
+        masked = got[name].bases[-1]
+        assert masked.masker.get_params() == {"k": 0, "method": method}
+        assert repr(masked.verifier) == repr(registered.bases[0])
 
 
 def test_held_one_of_k_puts_the_author_first_among_other_authors():
