@@ -42,7 +42,6 @@ import itertools
 import pandas as pd
 from sklearn.base import clone
 
-from baselines.normalization import BackgroundNormalized
 from baselines.registry import make
 from benchmarks.choose_attribution import open_set_task, pan18_train_task
 from benchmarks.choose_ensemble import (
@@ -71,26 +70,27 @@ _HALVES = (
 )
 
 
-def _switchable(est) -> bool:
-    return "transductive" in est.get_params(deep=False)
+def _switch_keys(est, name: str) -> list[str]:
+    """``est``'s parameter keys, nested ones included (a wrapper's verifier), that set ``name``."""
+    return [k for k in est.get_params(deep=True) if k == name or k.endswith(f"__{name}")]
 
 
 def built(method: str, transductive: bool, rounds: int | None = None):
     """The registered ``method`` with every part that can read the scored texts (an
-    s-normalised verifier's pool, Delta's z-scores) set to ``transductive``, and every
-    s-normalised part's ``rounds`` set, if given."""
+    s-normalised verifier's pool, Delta's z-scores), wrapped parts included, set to
+    ``transductive``, and every s-normalised part's ``rounds`` set, if given."""
     est = make(method, 0)
 
     def switched(part):
-        part = clone(part).set_params(transductive=transductive)
-        if rounds is not None and isinstance(part, BackgroundNormalized):
-            part.set_params(rounds=rounds)
-        return part
+        part = clone(part)
+        update = dict.fromkeys(_switch_keys(part, "transductive"), transductive)
+        if rounds is not None:
+            update |= dict.fromkeys(_switch_keys(part, "rounds"), rounds)
+        return part.set_params(**update)
 
-    if _switchable(est):
+    if not hasattr(est, "bases"):
         return switched(est)
-    bases = tuple(switched(b) if _switchable(b) else clone(b) for b in est.bases)
-    return est.set_params(bases=bases)
+    return est.set_params(bases=tuple(switched(b) for b in est.bases))
 
 
 def _pair(method, part, fitted_on, scored, seed, n, measure, rounds=None) -> list[dict]:

@@ -18,14 +18,18 @@ pytestmark = pytest.mark.real_data
 # Measured 2026-12-07, when the stack's cosine came to be s-normalised three times in a row
 # and the stack to rank with its scoring meta-model. Before (one s-norm): 0.9 registered (the
 # pairwise model with the distorted-text cosine), 0.9 for the pairwise model, 0.905 without
-# LambdaG, 0.9 for the scoring meta-model, 0.895 with the distorted-text cosine.
+# LambdaG, 0.9 for the scoring meta-model, 0.895 with the distorted-text cosine. "registered"
+# re-measured 2026-12-07 when the word-masked cosine became its sixth base ("bases" before,
+# 0.885).
 ACCURACY = {
-    "registered": 0.885,
+    "registered": 0.925,
     "pairwise": 0.895,
     "pairwise without lambdag": 0.9,
     "pairwise + dist300": 0.915,
     "bases": 0.885,
     "bases + dist300": 0.9,
+    # the word-masked cosine with each word one ``*`` ("bases + mask0" is "registered")
+    "bases + mask0sa": 0.925,
 }
 
 

@@ -24,9 +24,10 @@ def _names(bases) -> list[str]:
 def test_ranking_candidates_differ_in_bases_and_meta_model():
     got = _ranking_candidates()
     registered = make("ensemble", 0)
-    names = _names(registered.bases)
+    names = _names(registered.bases)[:-1]  # the five bases before the word-masked cosine
     assert "LambdaG" in names and registered.ranking == "meta"
-    assert repr(registered) == repr(got["bases"])  # the chosen one is registered
+    assert _names(registered.bases)[-1] == "MaskedVerifier"
+    assert repr(registered) == repr(got["bases + mask0"])  # the chosen one is registered
     assert {n: _names(s.rank_bases) for n, s in got.items()} == {
         "bases": [],
         "bases + dist300": ["MaskedVerifier"],
@@ -54,6 +55,7 @@ def test_ranking_candidates_differ_in_bases_and_meta_model():
         masked = got[name].bases[-1]
         assert masked.masker.get_params() == {"k": 0, "method": method}
         assert repr(masked.verifier) == repr(registered.bases[0])
+    assert "MaskedVerifier" not in _names(got["bases"].bases)
 
 
 def test_held_one_of_k_puts_the_author_first_among_other_authors():
@@ -93,6 +95,6 @@ def test_choose_reads_the_rule_figure_only():
 
 
 def test_the_registered_bases_are_the_chosen_auc_candidate():
-    chosen = _candidates()["3f-small+cdm+lambdag-r5p100-sn3"]
+    chosen = _candidates()["3f-small+cdm+lambdag-r5p100-sn3+mask0"]
     assert repr(chosen.bases) == repr(make("ensemble", 0).bases)
     assert chosen.n_folds == make("ensemble", 0).n_folds
