@@ -21,16 +21,17 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from experiments import plot_style as style
 from experiments.cells import CellStore
 from experiments.methods import row_identity
-from experiments.tables import HEADLINE_METRICS, PERCENT_PROTOCOLS, SMALL_SAMPLE, setting_order
+from experiments.plot_style import method_styles
+from experiments.tables import HEADLINE_METRICS, PERCENT_PROTOCOLS, setting_order
 
 __all__ = [
     "heatmaps",
@@ -43,133 +44,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-# tab10 with black in place of its grey, which the chance diagonal uses
-_COLOURS = [
-    "#1f77b4",
-    "#ff7f0e",
-    "#2ca02c",
-    "#d62728",
-    "#9467bd",
-    "#8c564b",
-    "#e377c2",
-    "#000000",
-    "#bcbd22",
-    "#17becf",
-]
-_LINESTYLES = ["-", "--", "-.", ":"]
-_MARKERS = ["o", "s", "^", "D", "v", "P", "X"]
-
-NO_MATPLOTLIB = "plots skipped: matplotlib is not installed (pip install 'stylo[viz]')"
-
-
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def method_styles(methods) -> dict[str, dict]:
-    """Colour, line style and marker of each method (sorted names). The three cycles have
-    coprime-ish lengths (10, 4, 7), so no two of the first 140 methods share all three and
-    neighbours differ in every one."""
-    return {
-        m: {
-            "color": _COLOURS[i % len(_COLOURS)],
-            "linestyle": _LINESTYLES[i % len(_LINESTYLES)],
-            "marker": _MARKERS[i % len(_MARKERS)],
-        }
-        for i, m in enumerate(sorted(set(methods)))
-    }
-
-
-def _slug(*parts) -> str:
-    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", "__".join(map(str, parts))).strip("_")
-
-
-def _setting_text(setting: str) -> str:
-    return ", ".join(f"{k}={v}" for k, v in json.loads(setting).items())
-
-
-def _title(*parts: str) -> str:
-    return " · ".join(p for p in parts if p)
-
-
-def _span(values) -> str:
-    lo, hi = int(min(values)), int(max(values))
-    return str(lo) if lo == hi else f"{lo}–{hi}"
-
-
-def _sample_text(part: pd.DataFrame) -> str:
-    """Items per run and seeds of a figure's rows (``n``, ``seeds`` columns), e.g.
-    "n=40, 1 seed (small sample)"; a range where rows differ, "" without sizes."""
-    if "n" not in part:
-        return ""
-    n, seeds = part["n"].dropna(), part["seeds"].dropna()
-    if n.empty:
-        return ""
-    small = " (small sample)" if n.min() < SMALL_SAMPLE else ""
-    return f"n={_span(n)}, {_span(seeds)} seed{'s' if seeds.max() > 1 else ''}{small}"
-
-
-def _label_width(labels) -> float:
-    """Inches a column (or group of bars) needs so that its fontsize-7 tick label, one line per
-    ``\\n``, does not run into the next one."""
-    return max(0.9, 0.065 * max(len(t) for lab in labels for t in lab.split("\n")))
-
-
-def _flat(values) -> bool:
-    """Every finite value the same: the figure would show nothing to compare."""
-    v = np.asarray(values, dtype=np.float64)
-    v = v[np.isfinite(v)]
-    return len(v) > 0 and bool(np.ptp(v) == 0)
-
-
-def _not_drawn(notes: list[str] | None, what: str, value: str) -> None:
-    line = f"{what}: not drawn, every method has {value}"
-    log.info(line)
-    if notes is not None:
-        notes.append(line)
-
-
-def _legend(ax) -> None:
-    ax.legend(
-        loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize=8, frameon=False
-    )
-
-
-def _save(fig, path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # "tight" grows the image to hold the legend beside the axes, whatever its labels' length
-    fig.savefig(path, dpi=100, bbox_inches="tight", pad_inches=0.1)
-    _pyplot().close(fig)
-    return path
-
-
-def _lines(ax, part: pd.DataFrame, x: str, styles: dict[str, dict]) -> None:
-    """One line per method of ``part`` (columns ``x``, ``mean``, ``std`` as fractions) in
-    percent, with ± std bars where there are several replicates; each method is shifted by a
-    small step along x so that equal values do not hide each other."""
-    methods = sorted(part["method"].unique())
-    ticks = np.unique(part[x])
-    step = 0.4 * (np.diff(ticks).min() if len(ticks) > 1 else 1.0) / max(len(methods) - 1, 1)
-    for i, method in enumerate(methods):
-        m = part[part["method"] == method].sort_values(x)
-        std = 100 * m["std"]
-        ax.errorbar(
-            m[x] + (i - (len(methods) - 1) / 2) * step,
-            100 * m["mean"],
-            yerr=None if std.isna().all() else std.fillna(0.0),
-            capsize=3,
-            lw=1.5,
-            ms=5,
-            label=method,
-            **styles[method],
-        )
-    ax.set_xticks(ticks)
 
 
 def roc_curves(
@@ -207,7 +81,7 @@ def roc_curves(
         return []
     scores = pd.concat(frames)
     styles = styles or method_styles(scores["method"])
-    plt = _pyplot()
+    plt = style.pyplot()
     paths = []
     for (ds, proto, setting), part in scores.groupby(["dataset", "protocol", "setting"], sort=True):
         fig, ax = plt.subplots(figsize=(4.5, 4.5))
@@ -237,11 +111,11 @@ def roc_curves(
             ylabel="true positive rate",
             xlim=(0, 1),
             ylim=(0, 1),
-            title=f"{_title(ds, proto)}\n{_setting_text(setting)}\n"
-            f"{_sample_text(sizes)}{', pooled' if sizes['seeds'].max() > 1 else ''}",
+            title=f"{style.title(ds, proto)}\n{style.setting_text(setting)}\n"
+            f"{style.sample_text(sizes)}{', pooled' if sizes['seeds'].max() > 1 else ''}",
         )
-        _legend(ax)
-        paths.append(_save(fig, plot_dir / f"roc__{_slug(ds, proto, setting)}.png"))
+        style.legend(ax)
+        paths.append(style.save(fig, plot_dir / f"roc__{style.slug(ds, proto, setting)}.png"))
     return paths
 
 
@@ -258,23 +132,25 @@ def rank_at_k_curves(
         return []
     ranks = ranks.assign(k=ranks["metric"].str.slice(5).astype(int))
     styles = styles or method_styles(ranks["method"])
-    plt = _pyplot()
+    plt = style.pyplot()
     paths = []
     for (ds, proto, setting), part in ranks.groupby(["dataset", "protocol", "setting"]):
-        what = f"Rank@k {_title(ds, proto, _setting_text(setting))}"
-        if _flat(part["mean"]):
-            _not_drawn(notes, what, f"Rank@k {100 * part['mean'].iloc[0]:g}% at every k")
+        what = f"Rank@k {style.title(ds, proto, style.setting_text(setting))}"
+        if style.flat(part["mean"]):
+            style.not_drawn(notes, what, f"Rank@k {100 * part['mean'].iloc[0]:g}% at every k")
             continue
         fig, ax = plt.subplots(figsize=(4.5, 3.5))
-        _lines(ax, part, "k", styles)
+        style.lines(ax, part, "k", styles)
         ax.set(
             xlabel="k",
             ylabel="Rank@k (%)",
             ylim=(0, 105),
-            title=f"{_title(ds, proto)}\n{_setting_text(setting)}\n{_sample_text(part)}",
+            title="\n".join(
+                (style.title(ds, proto), style.setting_text(setting), style.sample_text(part))
+            ),
         )
-        _legend(ax)
-        paths.append(_save(fig, plot_dir / f"rank_at_k__{_slug(ds, proto, setting)}.png"))
+        style.legend(ax)
+        paths.append(style.save(fig, plot_dir / f"rank_at_k__{style.slug(ds, proto, setting)}.png"))
     return paths
 
 
@@ -299,29 +175,29 @@ def rank_vs_authors(
     )
     part = part.assign(n_authors=settings.map(lambda s: s["n_authors"]).astype(int), rest=rest)
     styles = styles or method_styles(part["method"])
-    plt = _pyplot()
+    plt = style.pyplot()
     paths = []
     for (ds, proto, rest_s), p in part.groupby(["dataset", "protocol", "rest"]):
         if p["n_authors"].nunique() < 2:
             continue
-        extra = _setting_text(rest_s)
-        if _flat(p["mean"]):
-            _not_drawn(
+        extra = style.setting_text(rest_s)
+        if style.flat(p["mean"]):
+            style.not_drawn(
                 notes,
-                f"{metric} vs number of authors {_title(ds, proto, extra)}",
+                f"{metric} vs number of authors {style.title(ds, proto, extra)}",
                 f"{metric} {100 * p['mean'].iloc[0]:g}% at every number of authors",
             )
             continue
         fig, ax = plt.subplots(figsize=(4.5, 3.5))
-        _lines(ax, p, "n_authors", styles)
+        style.lines(ax, p, "n_authors", styles)
         ax.set(
             xlabel="number of authors",
             ylabel=f"{metric} (%)",
             ylim=(0, 105),
-            title="\n".join(t for t in (_title(ds, proto), extra, _sample_text(p)) if t),
+            title="\n".join(t for t in (style.title(ds, proto), extra, style.sample_text(p)) if t),
         )
-        _legend(ax)
-        paths.append(_save(fig, plot_dir / f"vs_authors__{_slug(ds, proto, rest_s)}.png"))
+        style.legend(ax)
+        paths.append(style.save(fig, plot_dir / f"vs_authors__{style.slug(ds, proto, rest_s)}.png"))
     if not paths:
         log.info("accuracy vs number of authors skipped: fewer than two author counts")
     return paths
@@ -343,7 +219,7 @@ def masking_bars(
     masked = summary.assign(
         masking=settings.map(lambda s: str(s.get("masking", "none"))),
         split=settings.map(
-            lambda s: _setting_text(
+            lambda s: style.setting_text(
                 json.dumps({k: v for k, v in s.items() if k != "masking"}, sort_keys=True)
             )
         ),
@@ -363,7 +239,7 @@ def masking_bars(
         lambda m: (m != "none").any()
     )
     part = part[compared]
-    plt = _pyplot()
+    plt = style.pyplot()
     paths = []
     for (ds, proto), p in part.groupby(["dataset", "protocol"]):
         groups = sorted({(s, m) for s, m in zip(p["split"], p["method"], strict=True)})
@@ -371,15 +247,15 @@ def masking_bars(
         maskings = sorted(p["masking"].unique(), key=lambda mk: (mk != "none", mk))
         if len(maskings) < 2:
             continue
-        if _flat(p["mean"]):
-            _not_drawn(
+        if style.flat(p["mean"]):
+            style.not_drawn(
                 notes,
-                f"masking bars {_title(ds, proto)}",
+                f"masking bars {style.title(ds, proto)}",
                 f"{metric} {p['mean'].iloc[0]:g} with and without masking",
             )
             continue
         labels = [f"{s}\n{m}" for s, m in groups]
-        fig, ax = plt.subplots(figsize=(max(4.5, _label_width(labels) * len(groups) + 2), 3.8))
+        fig, ax = plt.subplots(figsize=(max(4.5, style.label_width(labels) * len(groups) + 2), 3.8))
         width = 0.8 / len(maskings)
         x = np.arange(len(groups))
         for i, mk in enumerate(maskings):
@@ -394,16 +270,17 @@ def masking_bars(
                 mean,
                 width,
                 capsize=3,
-                color=_COLOURS[i % len(_COLOURS)],
+                color=style.COLOURS[i % len(style.COLOURS)],
                 yerr=std if np.isfinite(std).any() else None,
                 label=f"masking={mk}",
             )
         ax.set_xticks(x + width * (len(maskings) - 1) / 2, labels, fontsize=7)
         ax.set(
-            ylabel=metric, title=f"{_title(ds, proto)}: with vs without masking\n{_sample_text(p)}"
+            ylabel=metric,
+            title=f"{style.title(ds, proto)}: with vs without masking\n{style.sample_text(p)}",
         )
-        _legend(ax)
-        paths.append(_save(fig, plot_dir / f"masking__{_slug(ds, proto)}.png"))
+        style.legend(ax)
+        paths.append(style.save(fig, plot_dir / f"masking__{style.slug(ds, proto)}.png"))
     return paths
 
 
@@ -417,8 +294,8 @@ def heatmaps(summary: pd.DataFrame, plot_dir: Path, notes: list[str] | None = No
         present = set(part["metric"])
         metric = next((m for m in HEADLINE_METRICS.get(proto, []) if m in present), min(present))
         p = part[part["metric"] == metric]
-        if _flat(p["mean"]):
-            _not_drawn(notes, f"heatmap {proto}", f"{metric} {p['mean'].iloc[0]:g}")
+        if style.flat(p["mean"]):
+            style.not_drawn(notes, f"heatmap {proto}", f"{metric} {p['mean'].iloc[0]:g}")
             continue
         columns = sorted(
             {(d, s) for d, s in zip(p["dataset"], p["setting"], strict=True)},
@@ -435,14 +312,14 @@ def heatmaps(summary: pd.DataFrame, plot_dir: Path, notes: list[str] | None = No
                 [
                     d,
                     *[f"{k}={v}" for k, v in json.loads(s).items()],
-                    _sample_text(p[(p["dataset"] == d) & (p["setting"] == s)]),
+                    style.sample_text(p[(p["dataset"] == d) & (p["setting"] == s)]),
                 ]
             )
             for d, s in columns
         ]
-        plt = _pyplot()
+        plt = style.pyplot()
         fig, ax = plt.subplots(
-            figsize=(1.8 + _label_width(labels) * len(columns), 1.0 + 0.32 * len(methods))
+            figsize=(1.8 + style.label_width(labels) * len(columns), 1.0 + 0.32 * len(methods))
         )
         ax.set_facecolor("#d9d9d9")
         im = ax.imshow(np.ma.masked_invalid(grid), cmap="viridis", aspect="auto")
@@ -465,7 +342,7 @@ def heatmaps(summary: pd.DataFrame, plot_dir: Path, notes: list[str] | None = No
         missing = ", grey: not run" if np.isnan(grid).any() else ""
         ax.set_title(f"{proto}: {metric}{unit}{missing}", fontsize=10)
         fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02).set_label(metric + unit)
-        paths.append(_save(fig, plot_dir / f"heatmap__{_slug(proto, metric)}.png"))
+        paths.append(style.save(fig, plot_dir / f"heatmap__{style.slug(proto, metric)}.png"))
     return paths
 
 
@@ -477,7 +354,7 @@ def _draw(
     styles: dict[str, dict],
 ) -> list[tuple[list[Path], list[str]]]:
     """The plots of ``families`` (names of :data:`_FAMILIES`), each as (paths, notes)."""
-    _pyplot()  # in a worker process: the Agg backend before anything draws
+    style.pyplot()  # in a worker process: the Agg backend before anything draws
     plot_dir = Path(out_dir) / "plots"
     out = []
     for family in families:
@@ -519,11 +396,11 @@ def make_plots(
     Without matplotlib: no plot, and one line on stderr (and in ``notes``) saying what to
     install."""
     try:
-        _pyplot()
+        style.pyplot()
     except ImportError:
-        print(NO_MATPLOTLIB, file=sys.stderr)
+        print(style.NO_MATPLOTLIB, file=sys.stderr)
         if notes is not None:
-            notes.append(NO_MATPLOTLIB)
+            notes.append(style.NO_MATPLOTLIB)
         return []
     if table.empty:
         log.info("plots skipped: no results (every cell failed or none ran)")

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from experiments_standins import ToyVerification, toy_grid, toy_loader
 
-from experiments import plots
+from experiments import plot_style, plots
 from experiments.grid import expand
 from experiments.plots import heatmaps, make_plots, method_styles, rank_at_k_curves
 from experiments.report import collect, summarise, write_report
@@ -173,4 +173,4 @@ def test_modules_import_without_matplotlib():
     ],
 )
 def test_titles_give_the_sample(n, seeds, want):
-    assert plots._sample_text(pd.DataFrame({"n": n, "seeds": seeds})) == want
+    assert plot_style.sample_text(pd.DataFrame({"n": n, "seeds": seeds})) == want
