@@ -74,13 +74,12 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.linalg import LinearOperator, eigsh
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import MaxAbsScaler
 from sklearn.svm import LinearSVC
 
+from baselines._row_space import first_axis, gram_factor, span_coordinates
 from baselines.svm import lead_scores, top2_margin
-from stylo._threads import blas_limit
 from stylo.features import CharNgrams, EmptyVocabularyError, TextDistortion, WordNgrams, gram
 from stylo.metrics.classification import attribution_scores
 from stylo.progress import advance
@@ -276,7 +275,7 @@ class EnsembleAttributor(Attributor):
         matrices, kinds = self._view_matrices(known + list(texts), len(known), views)
         axis = None
         if self.weighting == "topic":
-            axis = _first_axis(matrices[kinds.index("word") if "word" in kinds else 0][0])
+            axis = first_axis(matrices[kinds.index("word") if "word" in kinds else 0][0])
         weights = self._view_weights(matrices, labels, axis)
         d = self._combined(matrices, labels, np.zeros(len(texts), dtype=bool), labels[:0], weights)
         for _ in range(int(self.self_training_rounds) if self.self_training > 0 else 0):
@@ -336,7 +335,7 @@ class EnsembleAttributor(Attributor):
         where[order] = np.arange(len(order))
         out = []
         for _, x in canonical:
-            x = _gram_factor(x[np.ix_(where, where)]) if isinstance(x, np.ndarray) else x[where]
+            x = gram_factor(x[np.ix_(where, where)]) if isinstance(x, np.ndarray) else x[where]
             out.append((x[:n_known], x[n_known:]))
         return out, [kind for kind, _ in canonical]
 
@@ -413,7 +412,7 @@ class EnsembleAttributor(Attributor):
         """One view's linear SVM decision values for the texts, (n_texts, n_candidates),
         z-scored per text under ``combination="zscore"``."""
         if isinstance(x_known, np.ndarray) and x_known.shape[1] > x_known.shape[0]:
-            x_known, x_texts = _span_coordinates(x_known, x_texts)
+            x_known, x_texts = span_coordinates(x_known, x_texts)
         # the dual solver always (``dual="auto"`` would take the primal one for as many
         # columns as rows): it reads the rows through their inner products alone
         model = LinearSVC(C=float(self.C), dual=True, random_state=self.random_state)
@@ -430,57 +429,6 @@ class EnsembleAttributor(Attributor):
             spread = got.std(axis=1, keepdims=True)
             got = (got - got.mean(axis=1, keepdims=True)) / np.where(spread > 0, spread, 1.0)
         return got
-
-
-def _gram_factor(products: np.ndarray) -> np.ndarray:
-    """Dense rows, (n, n), whose inner products are the Gram matrix ``products`` (the inner
-    products of n TF-IDF rows): its eigenvectors scaled by the roots of its eigenvalues. A
-    linear SVM sees its data only through inner products (liblinear's dual solver, bias column
-    included), so fitted on these rows it solves the same problem, its decision values equal
-    within the solver's tolerance (1e-13 apart on a PAN18 problem; z-scored, up to 4e-3 apart
-    on a small synthetic one; the grid's answers identical), with work n x n per pass instead
-    of the number of non-zeros: a char 2-5-gram view of 245 texts and 1.7 million non-zeros
-    was fitted in 1.7 s sparse, in 0.7 s for the Gram, its factor and the fit, and
-    self-training's second fit reuses the factor."""
-    with blas_limit(1):  # small; threads would only spin
-        values, vectors = np.linalg.eigh(products)
-    return vectors * np.sqrt(np.clip(values, 0.0, None))
-
-
-def _span_coordinates(x_fit: np.ndarray, x_texts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Both dense row sets' coordinates in an orthonormal basis of the span of ``x_fit``'s m
-    rows: (m, m) and (n_texts, m). A linear SVM's weights are a sum of its training rows, so
-    they lie in that span; there the training rows' inner products (hence the problem liblinear
-    solves) and each text's inner product with the weights are kept, while a pass of the solver
-    costs m instead of n columns (a PAN19 problem's 63 known texts among 624 Gram rows)."""
-    with blas_limit(1):
-        basis = np.linalg.qr(x_fit.T)[0]
-        return x_fit @ basis, x_texts @ basis
-
-
-def _first_axis(x) -> np.ndarray:
-    """Each row's place on the first principal axis of the rows ``x`` (n, d), dense or
-    sparse: the leading eigenvector of the centred rows' inner products, shape (n,), its sign
-    set so that its largest entry in size is positive (the axis has no direction of its own,
-    and runs cut along it would start from either end)."""
-    n = x.shape[0]
-    if n < 3:
-        return np.zeros(n)
-    mean = np.asarray(x.mean(axis=0)).ravel()
-    if sp.issparse(x):
-        # the centred rows would be dense: their inner products are taken through x
-        def products(v):
-            u = x.T @ v - mean * v.sum()
-            return x @ u - mean @ u
-
-        start = np.random.default_rng(0).standard_normal(n)
-        op = LinearOperator((n, n), matvec=products, dtype=np.float64)
-        vector = eigsh(op, k=1, which="LA", v0=start)[1][:, 0]
-    else:
-        centred = x - mean
-        with blas_limit(1):
-            vector = np.linalg.eigh(centred @ centred.T)[1][:, -1]
-    return vector if vector[np.argmax(np.abs(vector))] > 0 else -vector
 
 
 def _balanced_confident(d: np.ndarray, share: float) -> np.ndarray:

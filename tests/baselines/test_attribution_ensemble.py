@@ -19,13 +19,8 @@ from sklearn.preprocessing import MaxAbsScaler
 from sklearn.svm import LinearSVC
 
 from baselines import attribution_ensemble
-from baselines.attribution_ensemble import (
-    EnsembleAttributor,
-    _balanced_confident,
-    _first_axis,
-    _gram_factor,
-    _span_coordinates,
-)
+from baselines._row_space import first_axis, gram_factor, span_coordinates
+from baselines.attribution_ensemble import EnsembleAttributor, _balanced_confident
 from baselines.svm import lead_scores
 from stylo.corpus import Corpus
 from stylo.features import TextDistortion, gram
@@ -152,7 +147,7 @@ def _reference_weights(rows, labels, axis=None):
 
 
 def _reference_axis(x):
-    """The rows' first principal component (scikit-learn), signed as ``_first_axis`` signs
+    """The rows' first principal component (scikit-learn), signed as ``first_axis`` signs
     it."""
     got = PCA(n_components=1, svd_solver="full").fit_transform(x)[:, 0]
     return got if got[np.argmax(np.abs(got))] > 0 else -got
@@ -306,7 +301,7 @@ def test_first_axis_is_the_first_principal_component(n, d, seed):
     assume(values[0] > 1e-6 and (len(values) < 2 or values[1] < 0.9 * values[0]))
     want = _reference_axis(x.toarray())
     for rows in (x.toarray(), x):  # the Gram factor's dense rows and sparse rows
-        got = _first_axis(rows)
+        got = first_axis(rows)
         np.testing.assert_allclose(got * np.linalg.norm(want), want, atol=1e-6)
 
 
@@ -319,7 +314,7 @@ def test_first_axis_is_the_first_principal_component(n, d, seed):
 )
 def test_gram_rows_keep_every_inner_product(n, d, density, seed):
     x = sp.random(n, d, density=density, format="csr", random_state=seed)
-    rows = _gram_factor(gram(x))
+    rows = gram_factor(gram(x))
     assert rows.shape == (n, n)
     np.testing.assert_allclose(rows @ rows.T, (x @ x.T).toarray(), atol=1e-10)
 
@@ -386,7 +381,7 @@ def test_fits_on_span_coordinates_give_the_gram_rows_decisions():
             fit_labels = labels[rows]
             if len(set(fit_labels)) < 2:
                 continue
-            small, small_texts = _span_coordinates(a, b)
+            small, small_texts = span_coordinates(a, b)
             assert small.shape == (a.shape[0], a.shape[0])
             assert small_texts.shape == (b.shape[0], a.shape[0])
             np.testing.assert_allclose(small @ small.T, a @ a.T, atol=1e-12)
