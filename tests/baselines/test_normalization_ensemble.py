@@ -235,7 +235,7 @@ def test_stacked_folds_never_score_their_training_authors(corpus):
 def test_ensemble_runs_every_protocol_call(corpus):
     est = make("ensemble", seed=0).fit(corpus.subset(np.arange(40)))
     n_bases = len(est.bases)
-    assert n_bases == 5 and est.oof_auc_.shape == (n_bases,)
+    assert n_bases == 6 and est.oof_auc_.shape == (n_bases,)
     assert est.oof_scores_.shape[1] == n_bases
     texts = corpus.texts[40:]
     s = est.score_pairs(texts[:5], texts[5:10])
