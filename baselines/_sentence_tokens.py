@@ -1,5 +1,7 @@
-"""LambdaG's tokens: texts lower-cased, split into sentences after ``.``, ``!``, ``?`` and at
-line breaks, and into tokens (letter runs, ``*`` runs, ``#`` runs, single other characters),
+"""LambdaG's tokens: texts lower-cased, split into sentences after ``.``, ``!``, ``?`` (and the
+CJK full stop, exclamation and question marks, which no space follows) and at line breaks, and
+into tokens (letter runs, ``*`` runs, ``#`` runs, single other characters, a Han ideograph or
+kana being one: ``stylo.features._utf8.ALONE``),
 in one Numba pass over their UTF-8 (:class:`SentenceTokens`), with ``reference_tokens`` the
 plain Python it equals.
 
@@ -17,19 +19,20 @@ import numba
 import numpy as np
 
 from stylo.features._tokens import end_token, intern_tokens, token_positions, token_strings
-from stylo.features._utf8 import char_table, decode, encode, encode_utf8, lower_table
+from stylo.features._utf8 import LETTER_RUN, char_table, decode, encode, encode_utf8, lower_table
 
 __all__ = ["BREAK", "SentenceTokens", "reference_tokens"]
 
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\s*\n\s*")
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|(?<=[\u3002\uff01\uff1f])\s*|\s*\n\s*")
 #: a token (letter run, ``*`` run, ``#`` run, any other single character) or a sentence break,
 #: once every break is one "\n": a break is whitespace and no token is, so one pass over a
 #: text finds the tokens that splitting it into sentences and each sentence into tokens would
-_TOKEN_OR_BREAK = re.compile(r"\n|[^\W\d_]+|\*+|#+|\S")
+_TOKEN_OR_BREAK = re.compile(f"\\n|{LETTER_RUN}|\\*+|#+|\\S")
 BREAK = "\n"
 
 _LINE_FEED, _STAR, _HASH = 10, 42, 35
-_SENTENCE_END = (46, 33, 63)  # . ! ?
+_WIDE_END = (0x3002, 0xFF01, 0xFF1F)  # 。！？: a sentence ends after them, with or without space
+_SENTENCE_END = (46, 33, 63, *_WIDE_END)  # . ! ? and those
 
 
 def reference_tokens(text: str) -> list[str]:
@@ -44,7 +47,9 @@ def _sentence_tokens(text, doc_off, lower, is_special, is_space, is_letter):
     first token (n_docs + 1); a document with ``special`` set has no token here.
 
     The regex substitution, read off: a maximal whitespace run becomes a break when it
-    follows ``.``, ``!`` or ``?`` or holds a line feed, and is skipped otherwise."""
+    follows a sentence end or holds a line feed, and is skipped otherwise; a CJK sentence end
+    that no whitespace follows is followed by a break. ``is_letter`` leaves out ``ALONE``, so
+    that each of those is a token of its own."""
     n_docs = doc_off.shape[0] - 1
     # every token or break takes at least one byte of the text; a lowered code point at most
     # twice its bytes (both arrays are backed only where written)
@@ -94,6 +99,8 @@ def _sentence_tokens(text, doc_off, lower, is_special, is_space, is_letter):
                 run = kind
             else:
                 at, t = end_token(buf, at, tok_off, t)
+                if c in _WIDE_END and (j == end or not is_space[lower[decode(text, j)[0]]]):
+                    at, t = end_token(buf, at, tok_off, t)
             prev = c
             i = j
         if run:

@@ -12,9 +12,9 @@ For one problem (known texts K, unknown text U):
    length survives as a coarse word class; ``"dv_sa"``: one ``*`` per word) and every digit.
    It is fitted on the training texts of any language, where a function-word list would
    need one per language (stylo ships English only). Texts are lower-cased, split into
-   sentences (after ``.``, ``!``, ``?`` and at line breaks) and into tokens (letter runs,
-   ``*`` runs, ``#`` runs, single other characters); a token the training texts never had
-   becomes one shared "other" token.
+   sentences (after ``.``, ``!``, ``?``, their CJK forms and at line breaks) and into tokens
+   (letter runs, ``*`` runs, ``#`` runs, single other characters, each Han ideograph or kana
+   alone); a token the training texts never had becomes one shared "other" token.
 2. The grammar model of K: an interpolated Kneser-Ney model of order ``order`` on K's
    sentences (NLTK's ``KneserNeyInterpolated``, computed by :mod:`baselines._kneser_ney`).
 3. ``n_references`` reference models, each on random sentences of the reference pool (the

@@ -1,9 +1,10 @@
-"""TextDistortion's kernels: words (maximal runs of letters, the regex ``[^\\W\\d_]+``) of UTF-8
-documents, lowered, as a token buffer (see ``_tokens``), and the documents rewritten with the
-words not kept masked. Code-point classes come from ``_utf8``'s tables, built from Python's
-``re`` and ``str.lower``, so both agree with :mod:`stylo.features._reference`'s plain Python
-by construction; a document holding a code point whose ``str.lower()`` depends on context
-(``LOWER_SPECIAL``) is left to that Python, marked in ``special``."""
+"""TextDistortion's kernels: words (``_utf8.WORD_PATTERN``: a Han ideograph or kana alone, or a
+maximal run of the other letters) of UTF-8 documents, lowered, as a token buffer (see
+``_tokens``), and the documents rewritten with the words not kept masked. Code-point classes
+come from ``_utf8``'s tables, built from Python's ``re`` and ``str.lower``, so both agree with
+:mod:`stylo.features._reference`'s plain Python by construction; a document holding a code point
+whose ``str.lower()`` depends on context (``LOWER_SPECIAL``) is left to that Python, marked in
+``special``."""
 
 from __future__ import annotations
 
@@ -18,10 +19,11 @@ _HASH = 35  # "#"
 
 
 @numba.njit(cache=True, nogil=True)
-def lowered_words(text, doc_off, is_letter, lower, is_special):
+def lowered_words(text, doc_off, is_letter, is_alone, lower, is_special):
     """The lowered words of the documents as a token buffer, in text order: ``(buf, tok_off,
     special)``, word t being ``buf[tok_off[t]:tok_off[t + 1] - 1]``; a document with ``special``
-    set contributes no word."""
+    set contributes no word. A word is an ``is_alone`` code point or a maximal run of
+    ``is_letter`` ones."""
     n_docs = doc_off.shape[0] - 1
     # a word takes at least one byte and words are apart by at least one; a lowered code
     # point takes at most twice its bytes (both arrays are backed only where written)
@@ -46,16 +48,20 @@ def lowered_words(text, doc_off, is_letter, lower, is_special):
             if is_letter[c]:
                 at = encode(buf, at, lower[c])
                 inside = True
-            elif inside:
+                continue
+            if inside:
                 at, t = end_token(buf, at, tok_off, t)
                 inside = False
+            if is_alone[c]:
+                at = encode(buf, at, lower[c])
+                at, t = end_token(buf, at, tok_off, t)
         if inside:
             at, t = end_token(buf, at, tok_off, t)
     return buf[:at], tok_off[: t + 1], special
 
 
 @numba.njit(cache=True, nogil=True)
-def distorted(text, doc_off, is_letter, is_digit, special, kept, single):
+def distorted(text, doc_off, is_letter, is_alone, is_digit, special, kept, single):
     """The documents (but the ``special`` ones, left empty) with every word not ``kept``
     masked: ``kept[t]`` for the t-th word of ``lowered_words``' order. Masked words become
     one ``*`` a letter (``single``: one ``*``), digits one ``#`` each (``single``: one a run).
@@ -73,10 +79,10 @@ def distorted(text, doc_off, is_letter, is_digit, special, kept, single):
             digits = False  # the previous code point was a digit
             while i < end:
                 c, j = decode(text, i)
-                if is_letter[c]:
+                if is_letter[c] or is_alone[c]:
                     e = j
                     letters = 1
-                    while e < end:
+                    while is_letter[c] and e < end:
                         c, k = decode(text, e)
                         if not is_letter[c]:
                             break

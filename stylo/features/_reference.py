@@ -8,13 +8,14 @@ from collections import Counter
 
 import numpy as np
 
+from stylo.features._utf8 import TOKEN_PATTERN, WORD_PATTERN
+
 _WHITESPACE_RUN = re.compile(r"\s\s+")
-#: TextDistortion's words, maximal runs of letters, as a group: ``split`` keeps them (at odd
-#: positions)
-_LETTERS = re.compile(r"([^\W\d_]+)")
+#: TextDistortion's words (``WORD_PATTERN``) as a group: ``split`` keeps them (at odd positions)
+_LETTERS = re.compile(f"({WORD_PATTERN})")
 _DIGITS = re.compile(r"\d+")
 _DIGIT = re.compile(r"\d")
-_TOKEN = re.compile(r"(?u)\w+(?:['\u2019]\w+)*")
+_TOKEN = re.compile(TOKEN_PATTERN)
 
 
 def char_ngrams(text: str, min_n: int, max_n: int) -> list[str]:
@@ -144,7 +145,7 @@ def z_scores(counts, reference, max_features, ddof=1):
 
 
 def distortion_counts(docs: list[str]) -> Counter:
-    """TextDistortion's word counts: each word (maximal run of letters) lowered."""
+    """TextDistortion's word counts: each word (``WORD_PATTERN``) lowered."""
     return Counter(w.lower() for doc in docs for w in _LETTERS.findall(doc))
 
 

@@ -20,7 +20,13 @@ SEP = 10  # "\n" ends each token in a token buffer: no word character is a byte 
 
 def tokenize(docs: list[str], lowercase: bool):
     """``tokenize_text`` of the documents: ``(buf, tok_off, doc_tok)``."""
-    tables = (lower_table(), char_table("word"), char_table("apos"), char_table("lower_special"))
+    tables = (
+        lower_table(),
+        char_table("word"),
+        char_table("alone"),
+        char_table("apos"),
+        char_table("lower_special"),
+    )
     *tokens, special = tokenize_text(*encode_utf8(docs), tables[0], lowercase, *tables[1:])
     if special:  # context-dependent lowering: Python lowers, the kernel does not
         *tokens, _ = tokenize_text(
@@ -117,11 +123,12 @@ def end_token(buf, at, tok_off, t):
 
 
 @numba.njit(cache=True, nogil=True)
-def tokenize_text(text, doc_off, lower, lowercase, is_word, is_apos, is_special):
+def tokenize_text(text, doc_off, lower, lowercase, is_word, is_alone, is_apos, is_special):
     """Tokenise UTF-8 documents (``doc_off``: byte offsets).
 
-    A token is a maximal run of word characters, an apostrophe between two word characters
-    joining them (the regex ``\\w+(?:['\u2019]\\w+)*``); with ``lowercase``, code points
+    A token is one ``is_alone`` code point (a Han ideograph or kana) or a maximal run of the
+    other word characters, an apostrophe between two of them joining them (``TOKEN_PATTERN``,
+    ``is_word`` being ``\\w`` without ``is_alone``); with ``lowercase``, code points
     are mapped through ``lower`` first, so that this tokenises ``str.lower()`` of the text,
     unless a code point with ``is_special`` (one whose ``str.lower()`` depends on context)
     occurs: then nothing is returned but ``special=True``.
@@ -157,6 +164,14 @@ def tokenize_text(text, doc_off, lower, lowercase, is_word, is_apos, is_special)
             if is_word[c]:
                 at = encode(buf, at, c)
                 inside = True
+                i = j
+                continue
+            if is_alone[c]:
+                if inside:
+                    at, t = end_token(buf, at, tok_off, t)
+                at = encode(buf, at, c)
+                at, t = end_token(buf, at, tok_off, t)
+                inside = False
                 i = j
                 continue
             if inside and is_apos[c] and j < b:

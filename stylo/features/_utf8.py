@@ -21,12 +21,33 @@ SPACE = 32
 # two, U+03A3 to a final or a medial sigma depending on its neighbours
 LOWER_SPECIAL = "\u0130\u03a3"
 
+# the blocks of scripts written without spaces between words: Han ideographs (with the iteration
+# and zero marks), kana, halfwidth katakana. Their word characters are letters, each a word by
+# itself (``ALONE``), as R stylo's CJK tokeniser and BERT's basic tokeniser make them: a run of
+# them is a clause, not a word (a Chinese text would be one "word" per comma)
+_HAN_KANA = (
+    "\u3005\u3007\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+    "\uff66-\uff9f\U00020000-\U0003134f"
+)
+#: a word character of ``_HAN_KANA``: a word by itself
+ALONE = f"(?=\\w)[{_HAN_KANA}]"
+#: ``WordNgrams``' tokens: an ``ALONE`` character, or a maximal run of the other word characters
+#: (Python's Unicode ``\\w``) where an apostrophe (``'`` or ``’``) between two of them keeps them in
+#: one token ("don't", "o'clock"); written with negated classes, which ``re`` matches faster than
+#: lookaheads (0.27 s against 0.48 s on 5,000 blog posts; 0.20 s without ``ALONE``)
+TOKEN_PATTERN = f"(?u){ALONE}|[^\\W{_HAN_KANA}]+(?:['\u2019][^\\W{_HAN_KANA}]+)*"
+#: a maximal run of letters but ``ALONE`` ones
+LETTER_RUN = f"[^\\W\\d_{_HAN_KANA}]+"
+#: TextDistortion's words: an ``ALONE`` character or a ``LETTER_RUN``
+WORD_PATTERN = f"{ALONE}|{LETTER_RUN}"
+
 _PATTERNS = {
     "space": r"\s",
-    "word": r"\w",
+    "word": f"[^\\W{_HAN_KANA}]",
     "apos": "['\u2019]",
     "lower_special": f"[{LOWER_SPECIAL}]",
-    "letter": r"[^\W\d_]",
+    "letter": f"[^\\W\\d_{_HAN_KANA}]",
+    "alone": ALONE,
     "digit": r"\d",
 }
 _TABLES: dict[str, np.ndarray] = {}
@@ -40,8 +61,8 @@ def _every() -> str:
 
 def char_table(name: str) -> np.ndarray:
     """uint8 table over all code points: 1 where the class ``name`` ("space" ``\\s``, "word"
-    ``\\w``, "apos" ``'`` or ``’``, "lower_special" ``LOWER_SPECIAL``, "letter" ``[^\\W\\d_]``,
-    "digit" ``\\d``) holds."""
+    ``\\w`` but ``ALONE``, "apos" ``'`` or ``’``, "lower_special" ``LOWER_SPECIAL``, "letter"
+    ``[^\\W\\d_]`` but ``ALONE``, "alone" ``ALONE``, "digit" ``\\d``) holds."""
     if name not in _TABLES:
         table = np.zeros(N_CODEPOINTS, dtype=np.uint8)
         table[[m.start() for m in re.finditer(_PATTERNS[name], _every())]] = 1

@@ -32,7 +32,8 @@ __all__ = ["TextDistortion", "EntityMasker"]
 class TextDistortion(TextInputMixin, TransformerMixin, BaseEstimator):
     """Mask all but the ``k`` most frequent words (Stamatatos 2017).
 
-    Words are maximal runs of letters; frequencies are counted case-insensitively on the
+    Words are maximal runs of letters, each Han ideograph or kana a word by itself (their
+    scripts put no space between words); frequencies are counted case-insensitively on the
     texts given to ``fit`` (ties broken alphabetically) and matching is case-insensitive, the
     kept words keeping their original case. Punctuation and whitespace are untouched.
 
@@ -73,9 +74,8 @@ def _words(docs: list[str]):
     """``(text, doc_off)`` of ``encode_utf8`` and ``(buf, tok_off, special)`` of
     ``lowered_words``: the documents' lowered words."""
     text, doc_off = encode_utf8(docs)
-    words = lowered_words(
-        text, doc_off, char_table("letter"), lower_table(), char_table("lower_special")
-    )
+    tables = (char_table("letter"), char_table("alone"), lower_table(), char_table("lower_special"))
+    words = lowered_words(text, doc_off, *tables)
     return text, doc_off, *words
 
 
@@ -94,8 +94,8 @@ def _distort(docs: list[str], keep: list[str], single: bool) -> list[str]:
     kept ones (``token_positions``), the texts rewritten in kernels."""
     text, doc_off, buf, tok_off, special = _words(docs)
     kept = token_positions(keep, buf, tok_off) >= 0
-    letter, digit = char_table("letter"), char_table("digit")
-    out, out_off = distorted(text, doc_off, letter, digit, special, kept, single)
+    tables = (char_table("letter"), char_table("alone"), char_table("digit"))
+    out, out_off = distorted(text, doc_off, *tables, special, kept, single)
     raw = out.tobytes()
     got = [raw[a:b].decode("utf-8", "surrogatepass") for a, b in itertools.pairwise(out_off)]
     for i in np.flatnonzero(special):

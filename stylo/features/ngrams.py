@@ -50,17 +50,24 @@ from stylo.features._tokens import (
     token_strings,
     token_symbols,
 )
-from stylo.features._utf8 import LOWER_SPECIAL, N_CODEPOINTS, SPACE, char_table, lower_table
+from stylo.features._utf8 import (
+    LOWER_SPECIAL,
+    N_CODEPOINTS,
+    SPACE,
+    TOKEN_PATTERN,
+    char_table,
+    lower_table,
+)
 
 __all__ = ["CharNgrams", "WordNgrams", "TOKEN_PATTERN"]
 
-#: The word tokeniser of ``WordNgrams`` as a regular expression: maximal runs of word
-#: characters (Python's Unicode ``\w``: letters, digits, marks counted as alphanumeric, ``_``),
-#: where an apostrophe (``'`` or ``’``) between two word characters keeps them in one token
-#: ("don't", "o'clock"). Single-character tokens ("I", "a") are kept, unlike scikit-learn's
-#: default pattern, because they are frequent function words. As in ``re``, combining marks
-#: (category Mn, e.g. U+0301) are not word characters: normalise to NFC first if that matters.
-TOKEN_PATTERN = r"(?u)\w+(?:['\u2019]\w+)*"
+# TOKEN_PATTERN, the word tokeniser of ``WordNgrams`` as a regular expression: maximal runs of
+# word characters (Python's Unicode ``\w``: letters, digits, marks counted as alphanumeric,
+# ``_``), where an apostrophe (``'`` or ``’``) between two word characters keeps them in one
+# token ("don't", "o'clock"), and each Han ideograph or kana a token by itself (``ALONE``).
+# Single-character tokens ("I", "a") are kept, unlike scikit-learn's default pattern, because
+# they are frequent function words. As in ``re``, combining marks (category Mn, e.g. U+0301)
+# are not word characters: normalise to NFC first if that matters.
 _TOKEN = re.compile(TOKEN_PATTERN)
 
 

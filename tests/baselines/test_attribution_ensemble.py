@@ -78,11 +78,11 @@ def test_finds_the_author_and_scores_follow_the_lead(corpus):
     assert ((scores >= 0.5).sum(axis=1) == 1).all()
 
 
-def _unspaced_problem(seed: int = 0):
-    """Four candidates writing without spaces (as in Chinese), each drawing CJK characters
-    from a distribution of their own: three known texts each and two texts to attribute."""
+def _wordless_problem(seed: int = 0):
+    """Four candidates writing in symbols alone (U+2600 on: no word character), each drawing
+    them from a distribution of their own: three known texts each and two texts to attribute."""
     rng = np.random.default_rng(seed)
-    alphabet = np.array([chr(c) for c in range(0x4E00, 0x4E00 + 200)])
+    alphabet = np.array([chr(c) for c in range(0x2600, 0x2600 + 200)])
     known, texts, truth = [], [], []
     for a in range(4):
         p = rng.dirichlet(np.full(len(alphabet), 0.3))
@@ -94,9 +94,8 @@ def _unspaced_problem(seed: int = 0):
 
 
 def test_views_without_an_ngram_are_left_out_with_a_warning_not_an_error():
-    # without spaces each text is one word, so the word view has no n-gram in two texts; the
-    # character views carry on
-    known, texts, truth = _unspaced_problem()
+    # without a word character no text has a word n-gram; the character views carry on
+    known, texts, truth = _wordless_problem()
     m = EnsembleAttributor(reject_margin=0.0).fit()
     with pytest.warns(UserWarning, match=r"20 texts left out: word \(1, 3\)$"):
         scores = m.attribute(known, texts)

@@ -247,11 +247,25 @@ def test_dense_training_pairs_over_few_texts_use_text_folds():
     assert len(LambdaG(**SMALL, n_folds=3).fit(sparse).train_lambdas_) == 60
 
 
+def test_han_and_kana_are_tokens_and_cjk_stops_end_sentences():
+    # no space follows 。！？ and none parts the words: without these rules a Chinese text is
+    # one sentence of one token per clause
+    want = ["你", "好", "。", BREAK, "我", "們", "！", BREAK, "x", ".", BREAK, "の", "？", BREAK]
+    assert reference_tokens("你好。我們！ x. の？") == want
+    got = SentenceTokens(["你好。我們！ x. の？"])
+    assert sorted(got.distinct()) == sorted(set(want) - {BREAK})
+    ids, lengths = got.ids({w: i for i, w in enumerate(sorted(set(want) - {BREAK}))}, 99)[0]
+    assert lengths.tolist() == [3, 3, 2, 2]
+
+
 def _ids_per_sentence(est, texts):
     """The plain reference of ``_token_ids``: split each distorted, lower-cased text
     into sentences, each sentence into tokens, and look every token up."""
-    sentence_break = re.compile(r"(?<=[.!?])\s+|\s*\n\s*")
-    token = re.compile(r"[^\W\d_]+|\*+|#+|\S")
+    sentence_break = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\s*\n\s*")
+    han_kana = "\u3005\u3007\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+    token = re.compile(
+        f"(?:(?![{han_kana}\\uff66-\\uff9f\\U00020000-\\U0003134f])[^\\W\\d_])+|\\*+|#+|\\S"
+    )
     get = est.vocabulary_.get
     out = []
     for text in est.distortion_.transform(texts):
@@ -263,7 +277,7 @@ def _ids_per_sentence(est, texts):
 _PIECES = st.sampled_from(
     ["the", "The", "of", "x", "Zoë", "İs", "42", "3.5", ".", "!", "?", "*", "#", "**", "...",
      " ", "  ", "\n", " \n ", "\t", "\r", "\u00a0", "\u2028", "é", "_", "—", "\x00",
-     "ΣΑ", "ǅ", "\ud800", "²", "\u0301", "😀", "\x1c"]
+     "ΣΑ", "ǅ", "\ud800", "²", "\u0301", "😀", "\x1c", "中文", "の", "ア", "。", "！", "？"]
 )  # fmt: skip
 
 

@@ -131,6 +131,17 @@ def test_tokeniser_is_documented_pattern():
     ]  # U+0301 is not \w
 
 
+def test_han_and_kana_are_one_token_each():
+    # scripts without spaces between words: a run of them is a clause, not a word
+    text = "我是中国人，Tokyo東京ですdon't々"
+    want = ["我", "是", "中", "国", "人", "tokyo", "東", "京", "で", "す", "don't", "々"]
+    got = WordNgrams(ngram_range=(1, 1)).fit([text])
+    assert sorted(got.get_feature_names_out()) == sorted(set(want))
+    assert tokenize(text.lower()) == want
+    vec = CountVectorizer(token_pattern=TOKEN_PATTERN, ngram_range=(2, 2)).fit([text])
+    assert "人 tokyo" in vec.vocabulary_ and "す don't" in vec.vocabulary_
+
+
 def corpus(n=200, seed=0):
     rng = np.random.default_rng(seed)
     words = ["the", "a", "of", "Über", "naïve", "😀", "don't", "I", "x", "and", "to", "中文"]

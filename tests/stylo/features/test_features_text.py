@@ -145,6 +145,10 @@ def test_text_distortion_dv_ma_and_dv_sa():
     sa = TextDistortion(k=2, method="dv_sa").fit(train)
     assert sa.transform(["The Cow, and 42 pigs."]) == ["The *, and # *."]
     assert TextDistortion(k=0).fit(train).transform(["ab c"]) == ["** *"]
+    # each Han ideograph or kana is a word: the frequent ones are kept, the others masked
+    cjk = TextDistortion(k=2, method="dv_sa").fit(["我的书的我的", "她的"])
+    assert list(cjk.vocabulary_) == ["我", "的"]
+    assert cjk.transform(["我的新书，ab的"]) == ["我的**，*的"]
     with pytest.raises(ValueError, match="method must be 'dv_ma' or 'dv_sa', got 'dv_xx'"):
         TextDistortion(method="dv_xx").fit(train)
 
@@ -163,6 +167,7 @@ _PIECES = [
     "Σ",
     "İ",
     "日",
+    "の本",
     "٣",
     "7",
     "²",

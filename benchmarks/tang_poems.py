@@ -1,0 +1,94 @@
+"""A Chinese corpus for stylo's own protocols: Tang poems by poet, from ``chinese-poetry``.
+
+    python -m benchmarks.tang_poems CHECKOUT OUT [--authors 40] [--per-author 60]
+        [--min-chars 300]
+
+Chinese puts no space between words, so a tokeniser of space-separated words reads a clause
+as one word; this corpus measures what the suite does on such a script with real text. It is
+built from a checkout (or a bare mirror) of https://github.com/chinese-poetry/chinese-poetry
+(MIT licence; ``全唐诗/poet.tang.*.json``, the Complete Tang Poems in traditional characters):
+the ``--authors`` poets with the most characters, each poet's poems in file order joined into
+texts of at least ``--min-chars`` characters, at most ``--per-author`` texts a poet. It writes
+``OUT/texts.jsonl`` (id, author, text) and ``OUT/SOURCE.md``, for ``python -m
+experiments.run_all --datasets OUT`` or ``stylo.datasets.load(OUT)``; no corpus text goes in
+this repository.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+_FOLDER = "全唐诗"
+
+
+def _git(checkout: Path, *args: str) -> bytes:
+    return subprocess.run(
+        ["git", "-C", str(checkout), *args], capture_output=True, check=True
+    ).stdout
+
+
+def poems_by_poet(checkout: Path) -> tuple[dict[str, list[str]], str]:
+    """Each poet's poems (lines joined) in file order, and the commit they were read at."""
+    names = _git(checkout, "ls-tree", "-r", "--name-only", "-z", "HEAD").decode().split("\0")
+    files = sorted(
+        (n for n in names if n.startswith(f"{_FOLDER}/poet.tang.") and n.endswith(".json")),
+        key=lambda n: int(n.rsplit(".", 2)[1]),
+    )
+    if not files:
+        raise SystemExit(f"error: {checkout} has no {_FOLDER}/poet.tang.*.json at HEAD")
+    poems = defaultdict(list)
+    for name in files:
+        for poem in json.loads(_git(checkout, "show", f"HEAD:{name}")):
+            poems[poem["author"]].append("".join(poem["paragraphs"]))
+    return poems, _git(checkout, "rev-parse", "HEAD").decode().strip()
+
+
+def texts(poems: dict[str, list[str]], authors: int, per_author: int, min_chars: int) -> list:
+    """Rows (id, author, text): the most prolific poets' poems joined into texts."""
+    prolific = sorted(poems, key=lambda a: (-sum(map(len, poems[a])), a))[:authors]
+    rows = []
+    for poet in prolific:
+        text, k = "", 0
+        for poem in poems[poet]:
+            text += poem
+            if len(text) >= min_chars:
+                rows.append({"id": f"{poet}-{k}", "author": poet, "text": text})
+                text, k = "", k + 1
+                if k == per_author:
+                    break
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("checkout", type=Path, help="a clone or bare mirror of chinese-poetry")
+    p.add_argument("out", type=Path, help="folder to write texts.jsonl and SOURCE.md to")
+    p.add_argument("--authors", type=int, default=40)
+    p.add_argument("--per-author", type=int, default=60)
+    p.add_argument("--min-chars", type=int, default=300)
+    a = p.parse_args(argv)
+    poems, commit = poems_by_poet(a.checkout)
+    rows = texts(poems, a.authors, a.per_author, a.min_chars)
+    a.out.mkdir(parents=True, exist_ok=True)
+    with open(a.out / "texts.jsonl", "w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    (a.out / "SOURCE.md").write_text(
+        f"# Tang poems by poet (`benchmarks/tang_poems.py`)\n\n"
+        f"chinese-poetry/chinese-poetry at {commit} (MIT licence), `{_FOLDER}/poet.tang.*.json`: "
+        f"the {a.authors} poets with the most characters, poems in file order joined into "
+        f"texts of at least {a.min_chars} characters, at most {a.per_author} a poet. "
+        f"{len(rows)} texts.\n",
+        encoding="utf-8",
+    )
+    print(f"{len(rows)} texts of {len({r['author'] for r in rows})} poets -> {a.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
