@@ -71,7 +71,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from baselines._features import make_counter, relative_frequencies
+from baselines._features import make_counter, relative_frequencies, word_span
 from baselines._impostor_trials import impostor_margins, impostor_wins, masked_sums
 from baselines.calibration import ScoreCalibrator
 from stylo._threads import kernel_threads
@@ -104,7 +104,10 @@ class GeneralImpostors(Verifier):
     n_impostors : m, impostors sampled from the k candidates per iteration. k=100, m=10 were
         chosen on training data only (raw AUC on the PAN14 and PAN15 training problems, m in
         {5, 10, 30}: m=30 left half the PAN15 problems at a raw score of 0).
-    unit, n, max_features : features, default character 4-grams, 10,000 most frequent.
+    unit, n, max_features : features, default character n-grams, 10,000 most frequent; ``n``
+        an int or ``"auto"`` (default): for characters, the order that spans about one word
+        of the training texts (:func:`baselines._features.word_span`: 4 on every corpus of
+        the reference grid, 1 on Chinese, whose characters are words), for words 1.
     transductive : add the other problems' texts of a call to the impostor pool.
     score : what verification reads: ``"margin"`` (default) or ``"wins"``, the win rate (see
         the module docstring).
@@ -123,7 +126,8 @@ class GeneralImpostors(Verifier):
     n_jobs : threads of the candidate search and the impostor kernels (None: every core,
         ``NUMBA_NUM_THREADS``; negative: joblib's convention).
 
-    Attributes: ``counter_``, ``pool_x_`` (the training pool's relative frequencies),
+    Attributes: ``n_`` (the n-gram order used), ``counter_``, ``pool_x_`` (the training
+    pool's relative frequencies),
     ``calibrator_`` (the fit-time grey zone: fitted at ``fit`` with ``shift_pool="training"``,
     with ``"auto"`` at the first call below ``domain_ratio`` (None until then), never with
     ``"call"`` or without ``shift``; with ``score="margin"`` it maps margins through their
@@ -140,7 +144,7 @@ class GeneralImpostors(Verifier):
         n_candidates: int = 100,
         n_impostors: int = 10,
         unit: str = "char",
-        n: int = 4,
+        n: int | str = "auto",
         max_features: int | None = 10_000,
         transductive: bool = True,
         score: str = "margin",
@@ -175,6 +179,8 @@ class GeneralImpostors(Verifier):
             raise ValueError(f"shift_pool must be one of {_SHIFT_POOLS}, got {self.shift_pool!r}")
         if not isinstance(self.domain_ratio, (int, float)) or not self.domain_ratio > 0.0:
             raise ValueError(f"domain_ratio must be a number > 0, got {self.domain_ratio!r}")
+        if self.n != "auto" and (isinstance(self.n, str) or int(self.n) < 1):
+            raise ValueError(f"n must be an int >= 1 or 'auto', got {self.n!r}")
         if int(self.n_iter) < 1:
             raise ValueError(f"n_iter must be >= 1, got {self.n_iter}")
         if not 0.0 < float(self.feature_fraction) <= 1.0:
@@ -194,7 +200,11 @@ class GeneralImpostors(Verifier):
             texts += [t for t in X.unknown if has_text(t)]
         if not texts:
             raise ValueError("fit needs at least one non-empty text")
-        self.counter_ = make_counter(self.unit, self.n, self.max_features)
+        if self.n != "auto":
+            self.n_ = int(self.n)
+        else:
+            self.n_ = word_span(texts) if self.unit == "char" else 1
+        self.counter_ = make_counter(self.unit, self.n_, self.max_features)
         counts = self.counter_.fit_transform(texts)  # the pool's rows from the one count
         row_of = {t: i for i, t in enumerate(texts)}  # a repeated text's rows are equal
         pool = list(row_of)

@@ -282,8 +282,8 @@ register(
 register(
     "impostors",
     "baselines.impostors:GeneralImpostors",
-    "General Impostors: char 4-gram min-max vs impostors, 50 iterations, score shifting; "
-    "ranks by the impostor margin",
+    "General Impostors: char n-gram (about a word: 4 on alphabetic text) min-max vs impostors, "
+    "50 iterations, score shifting; ranks by the impostor margin",
 )
 register(
     "lambdag",

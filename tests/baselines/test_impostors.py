@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from pseudoword_synth import synthetic_corpus, synthetic_pairs
 from sklearn.exceptions import NotFittedError
 
+from baselines._features import word_span
 from baselines._impostor_trials import (
     impostor_margins,
     impostor_margins_reference,
@@ -302,3 +303,32 @@ def test_attribution_reads_the_margin_not_the_grey_zone(data):
     assert not (got == 0.5).any()
     assert got.shape == (4, 4) and np.all((got >= 0) & (got <= 1))
     assert (got.argmax(axis=1) == np.arange(4)).mean() >= 0.75
+
+
+def test_word_span_is_about_a_word_within_bounds():
+    english = ["The quick brown fox jumps over the lazy dog, again and again."] * 3
+    assert word_span(english) == 4  # mean word length 4.0
+    assert word_span(["我是中国人，你好吗？"]) == 1  # each ideograph is a word
+    assert word_span(["... !!! 123"]) == 3
+    assert word_span(["???", ""]) == 4  # no word: the most
+    assert word_span(["Verantwortungsbewusstsein Donaudampfschifffahrt"], most=5) == 5
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.text(max_size=40), max_size=4), st.integers(1, 6))
+def test_word_span_stays_in_one_to_most(texts, most):
+    assert 1 <= word_span(texts, most=most) <= most
+
+
+def test_auto_order_spans_a_word_and_bad_orders_are_refused():
+    rng = np.random.default_rng(0)
+    han = [chr(c) for c in range(0x4E00, 0x4E00 + 300)]
+    texts = ["".join(rng.choice(han, size=200)) + "。" for _ in range(12)]
+    chinese = Corpus.from_lists(texts, [f"a{i % 4}" for i in range(12)])
+    assert GeneralImpostors(n_iter=2).fit(chinese).n_ == 1
+    assert GeneralImpostors(n_iter=2, unit="word").fit(chinese).n_ == 1
+    assert GeneralImpostors(n_iter=2).fit(synthetic_corpus()).n_ == 4
+    assert GeneralImpostors(n_iter=2, n=3).fit(chinese).n_ == 3
+    for bad in (0, "four"):
+        with pytest.raises(ValueError, match="n must be an int >= 1 or 'auto'"):
+            GeneralImpostors(n=bad).fit(chinese)
