@@ -25,7 +25,9 @@ __all__ = [
 ]
 
 _UNITS = ("char", "word")
-_TOKEN = re.compile(TOKEN_PATTERN)
+#: a word, or a masked one: ``TextDistortion`` writes a masked word's letters as ``*`` and its
+#: digits as ``#``, and a text masked so keeps only its frequent (short) words as tokens
+_WORD_OR_MASK = re.compile(f"{TOKEN_PATTERN}|\\*+|#+")
 
 
 def make_counter(
@@ -67,16 +69,17 @@ def make_counter(
 
 def word_span(texts: list[str], most: int = 4, n_texts: int = 500, n_chars: int = 5_000) -> int:
     """The character n-gram order that spans about one word of ``texts``: the mean length of
-    their words (``TOKEN_PATTERN`` tokens, each occurrence counted), rounded, within
-    [1, ``most``]; ``most`` where they have no word. Read on the first ``n_texts`` texts' first
-    ``n_chars`` characters (a mean that a few hundred texts settle).
+    their words (``TOKEN_PATTERN`` tokens and runs of ``*`` or ``#``, a word masked by
+    ``TextDistortion``; each occurrence counted), rounded, within [1, ``most``]; ``most`` where
+    they have no word. Read on the first ``n_texts`` texts' first ``n_chars`` characters (a
+    mean that a few hundred texts settle).
 
     Character 4-grams, the usual order for alphabetic scripts, span about a word there (mean
     word length 3.9-5.5 on the English, Dutch, Greek, Spanish, French, Italian and Polish
     corpora at hand); in Chinese, where each character is a word, a 4-gram spans four words
     and rarely recurs in a text of a few hundred characters.
     """
-    lengths = [len(w) for t in texts[:n_texts] for w in _TOKEN.findall(t[:n_chars])]
+    lengths = [len(w) for t in texts[:n_texts] for w in _WORD_OR_MASK.findall(t[:n_chars])]
     if not lengths:
         return most
     return int(min(most, max(1, round(float(np.mean(lengths))))))

@@ -22,6 +22,7 @@ from baselines._impostor_trials import (
 )
 from baselines.impostors import GeneralImpostors
 from stylo.corpus import Corpus, PairSet
+from stylo.features import TextDistortion
 from stylo.metrics.pan import auc
 
 
@@ -310,6 +311,10 @@ def test_word_span_is_about_a_word_within_bounds():
     assert word_span(english) == 4  # mean word length 4.0
     assert word_span(["我是中国人，你好吗？"]) == 1  # each ideograph is a word
     assert word_span(["... !!! 123"]) == 3
+    # a masked word is a word: TextDistortion keeps the frequent, short words only
+    masked = TextDistortion(k=3).fit(english).transform(english)
+    assert masked[0].startswith("The ***** ***** *** ***** **** the")
+    assert word_span(masked) == 4
     assert word_span(["???", ""]) == 4  # no word: the most
     assert word_span(["Verantwortungsbewusstsein Donaudampfschifffahrt"], most=5) == 5
 
