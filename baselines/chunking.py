@@ -1,13 +1,14 @@
 """Chunking for any verifier: score long documents as the mean over their chunk pairs.
 
-As the long-document evaluation of "Rethinking the Authorship Verification Experimental
-Setups" (Brad, Manolache, Burceanu, Barbalau, Ionescu & Popescu, EMNLP 2022) does: split both
-texts into chunks of ``chunk_size`` whitespace tokens, score every (chunk of A, chunk of B)
-pair with the inner verifier and average. A chunk is the original text from its first token
-to its last (inner whitespace and punctuation kept); a final remainder shorter than
-``min_last`` tokens is merged into the previous chunk, so no text is dropped. A text with at
-most ``chunk_size`` tokens is one chunk. ``max_chunks`` (optional) keeps evenly spaced chunks
-only, to bound the n_a x n_b inner scores.
+As the long-document evaluation of "Rethinking the Authorship Verification Experimental Setups"
+(Brad, Manolache, Burceanu, Barbalau, Ionescu & Popescu, EMNLP 2022) does: split both texts into
+chunks of ``chunk_size`` tokens (runs of non-space characters, each Han ideograph or kana a
+token by itself, as those scripts put no space between words), score every (chunk of A, chunk of
+B) pair with the inner verifier and average. A chunk is the original text from its first token
+to its last (inner whitespace and punctuation kept); a final remainder shorter than ``min_last``
+tokens is merged into the previous chunk, so no text is dropped. A text with at most
+``chunk_size`` tokens is one chunk. ``max_chunks`` (optional) keeps evenly spaced chunks only,
+to bound the n_a x n_b inner scores.
 """
 
 from __future__ import annotations
@@ -16,18 +17,19 @@ import re
 
 import numpy as np
 
+from stylo.features._utf8 import ALONE
 from stylo.verifier import NO_ANSWER, Verifier
 from stylo.verifier_wrapper import VerifierWrapper
 
 __all__ = ["Chunked", "token_chunks"]
 
-_TOKEN = re.compile(r"\S+")
+_TOKEN = re.compile(f"{ALONE}|(?:(?!{ALONE})\\S)+")
 
 
 def token_chunks(
     text: str, chunk_size: int, min_last: int | None = None, max_chunks: int | None = None
 ) -> list[str]:
-    """Consecutive chunks of ``chunk_size`` whitespace tokens of ``text`` (see module doc).
+    """Consecutive chunks of ``chunk_size`` tokens of ``text`` (see module doc).
 
     ``min_last`` defaults to ``chunk_size // 2``. An empty or whitespace-only text gives [].
     """

@@ -45,6 +45,14 @@ def test_short_remainder_is_merged_and_max_chunks_spaces_evenly():
         token_chunks("a b", 0)
 
 
+def test_han_and_kana_are_tokens_of_their_own():
+    # a Chinese text has no space: each character is a token, punctuation one of its own
+    text = "床前明月光，疑是地上霜。舉頭望明月，低頭思故鄉。 ok"
+    chunks = token_chunks(text, 12)
+    assert chunks == ["床前明月光，疑是地上霜。", "舉頭望明月，低頭思故鄉。 ok"]
+    assert token_chunks("東京で ok", 2) == ["東京", "で ok"]
+
+
 def test_chunked_averages_over_all_chunk_pairs():
     # A: chunks start "x", "y"; B: chunks start "x", "x", "z" -> matches 2 of 6 pairs
     a = "x " + "p " * 4 + "y " + "p " * 4
