@@ -27,9 +27,12 @@ _FOLDER = "全唐诗"
 
 
 def _git(checkout: Path, *args: str) -> bytes:
-    return subprocess.run(
-        ["git", "-C", str(checkout), *args], capture_output=True, check=True
-    ).stdout
+    """git's output, or one line naming the checkout and what git said."""
+    done = subprocess.run(["git", "-C", str(checkout), *args], capture_output=True)
+    if done.returncode:
+        said = done.stderr.decode(errors="replace").strip().splitlines() or ["no message"]
+        raise SystemExit(f"error: git {args[0]} in {checkout}: {said[0]}")
+    return done.stdout
 
 
 def poems_by_poet(checkout: Path) -> tuple[dict[str, list[str]], str]:
@@ -72,6 +75,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--per-author", type=int, default=60)
     p.add_argument("--min-chars", type=int, default=300)
     a = p.parse_args(argv)
+    for flag in ("authors", "per_author", "min_chars"):
+        if getattr(a, flag) < 1:
+            p.error(f"--{flag.replace('_', '-')} must be >= 1, got {getattr(a, flag)}")
     poems, commit = poems_by_poet(a.checkout)
     rows = texts(poems, a.authors, a.per_author, a.min_chars)
     a.out.mkdir(parents=True, exist_ok=True)
