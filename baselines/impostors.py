@@ -179,7 +179,8 @@ class GeneralImpostors(Verifier):
             raise ValueError(f"shift_pool must be one of {_SHIFT_POOLS}, got {self.shift_pool!r}")
         if not isinstance(self.domain_ratio, (int, float)) or not self.domain_ratio > 0.0:
             raise ValueError(f"domain_ratio must be a number > 0, got {self.domain_ratio!r}")
-        if self.n != "auto" and (isinstance(self.n, str) or int(self.n) < 1):
+        n_ok = isinstance(self.n, (int, np.integer)) and not isinstance(self.n, bool)
+        if self.n != "auto" and not (n_ok and self.n >= 1):
             raise ValueError(f"n must be an int >= 1 or 'auto', got {self.n!r}")
         if int(self.n_iter) < 1:
             raise ValueError(f"n_iter must be >= 1, got {self.n_iter}")

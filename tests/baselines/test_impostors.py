@@ -334,6 +334,6 @@ def test_auto_order_spans_a_word_and_bad_orders_are_refused():
     assert GeneralImpostors(n_iter=2, unit="word").fit(chinese).n_ == 1
     assert GeneralImpostors(n_iter=2).fit(synthetic_corpus()).n_ == 4
     assert GeneralImpostors(n_iter=2, n=3).fit(chinese).n_ == 3
-    for bad in (0, "four"):
+    for bad in (0, "four", None, 2.5, True):
         with pytest.raises(ValueError, match="n must be an int >= 1 or 'auto'"):
             GeneralImpostors(n=bad).fit(chinese)
