@@ -23,7 +23,9 @@ from stylo.features._utf8 import LETTER_RUN, char_table, decode, encode, encode_
 
 __all__ = ["BREAK", "SentenceTokens", "reference_tokens"]
 
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|(?<=[\u3002\uff01\uff1f])\s*|\s*\n\s*")
+#: 。！？: a sentence ends after them, with or without space
+_WIDE_STOPS = "\u3002\uff01\uff1f"
+_SENTENCE_BREAK = re.compile(f"(?<=[.!?])\\s+|(?<=[{_WIDE_STOPS}])\\s*|\\s*\\n\\s*")
 #: a token (letter run, ``*`` run, ``#`` run, any other single character) or a sentence break,
 #: once every break is one "\n": a break is whitespace and no token is, so one pass over a
 #: text finds the tokens that splitting it into sentences and each sentence into tokens would
@@ -31,7 +33,7 @@ _TOKEN_OR_BREAK = re.compile(f"\\n|{LETTER_RUN}|\\*+|#+|\\S")
 BREAK = "\n"
 
 _LINE_FEED, _STAR, _HASH = 10, 42, 35
-_WIDE_END = (0x3002, 0xFF01, 0xFF1F)  # 。！？: a sentence ends after them, with or without space
+_WIDE_END = tuple(map(ord, _WIDE_STOPS))
 _SENTENCE_END = (46, 33, 63, *_WIDE_END)  # . ! ? and those
 
 

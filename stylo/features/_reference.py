@@ -12,7 +12,7 @@ from stylo.features._utf8 import TOKEN_PATTERN, WORD_PATTERN
 
 _WHITESPACE_RUN = re.compile(r"\s\s+")
 #: TextDistortion's words (``WORD_PATTERN``) as a group: ``split`` keeps them (at odd positions)
-_LETTERS = re.compile(f"({WORD_PATTERN})")
+_WORDS = re.compile(f"({WORD_PATTERN})")
 _DIGITS = re.compile(r"\d+")
 _DIGIT = re.compile(r"\d")
 _TOKEN = re.compile(TOKEN_PATTERN)
@@ -146,7 +146,7 @@ def z_scores(counts, reference, max_features, ddof=1):
 
 def distortion_counts(docs: list[str]) -> Counter:
     """TextDistortion's word counts: each word (``WORD_PATTERN``) lowered."""
-    return Counter(w.lower() for doc in docs for w in _LETTERS.findall(doc))
+    return Counter(w.lower() for doc in docs for w in _WORDS.findall(doc))
 
 
 def distort(docs: list[str], keep: set[str], single: bool) -> list[str]:
@@ -159,7 +159,7 @@ def distort(docs: list[str], keep: set[str], single: bool) -> list[str]:
     digits = _DIGITS if single else _DIGIT
     out = []
     for doc in docs:
-        parts = _LETTERS.split(doc)
+        parts = _WORDS.split(doc)
         parts[1::2] = map(masked.__getitem__, parts[1::2])
         out.append(digits.sub("#", "".join(parts)))
     return out
