@@ -1,9 +1,9 @@
 """LambdaG's tokens: texts lower-cased, split into sentences after ``.``, ``!``, ``?`` (and the
-CJK full stop, exclamation and question marks, which no space follows) and at line breaks, and
-into tokens (letter runs, ``*`` runs, ``#`` runs, single other characters, a Han ideograph or
-kana being one: ``stylo.features._utf8.ALONE``),
-in one Numba pass over their UTF-8 (:class:`SentenceTokens`), with ``reference_tokens`` the
-plain Python it equals.
+full stops of other scripts, ``stylo.features._utf8.STOPS``; the CJK full stop, exclamation and
+question marks, which no space follows) and at line breaks, and into tokens (letter runs with
+their combining marks, ``*`` runs, ``#`` runs, single other characters, a Han ideograph or kana
+being one: ``stylo.features._utf8.ALONE``), in one Numba pass over their UTF-8
+(:class:`SentenceTokens`), with ``reference_tokens`` the plain Python it equals.
 
 The kernel classifies code points through ``stylo.features._utf8``'s tables, built from
 Python's ``re`` and ``str.lower``, so it agrees with the regular expressions by construction;
@@ -19,13 +19,21 @@ import numba
 import numpy as np
 
 from stylo.features._tokens import end_token, intern_tokens, token_positions, token_strings
-from stylo.features._utf8 import LETTER_RUN, char_table, decode, encode, encode_utf8, lower_table
+from stylo.features._utf8 import (
+    LETTER_RUN,
+    STOPS,
+    char_table,
+    decode,
+    encode,
+    encode_utf8,
+    lower_table,
+)
 
 __all__ = ["BREAK", "SentenceTokens", "reference_tokens"]
 
 #: 。！？: a sentence ends after them, with or without space
 _WIDE_STOPS = "\u3002\uff01\uff1f"
-_SENTENCE_BREAK = re.compile(f"(?<=[.!?])\\s+|(?<=[{_WIDE_STOPS}])\\s*|\\s*\\n\\s*")
+_SENTENCE_BREAK = re.compile(f"(?<=[{re.escape(STOPS)}])\\s+|(?<=[{_WIDE_STOPS}])\\s*|\\s*\\n\\s*")
 #: a token (letter run, ``*`` run, ``#`` run, any other single character) or a sentence break,
 #: once every break is one "\n": a break is whitespace and no token is, so one pass over a
 #: text finds the tokens that splitting it into sentences and each sentence into tokens would
@@ -34,7 +42,7 @@ BREAK = "\n"
 
 _LINE_FEED, _STAR, _HASH = 10, 42, 35
 _WIDE_END = tuple(map(ord, _WIDE_STOPS))
-_SENTENCE_END = (46, 33, 63, *_WIDE_END)  # . ! ? and those
+_SENTENCE_END = (*map(ord, STOPS), *_WIDE_END)
 
 
 def reference_tokens(text: str) -> list[str]:

@@ -18,26 +18,25 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
 
+from benchmarks._poem_corpus import (
+    git_output,
+    joined_texts,
+    most_characters,
+    parsed,
+    size_flags,
+    write_corpus,
+)
+
 _FOLDER = "全唐诗"
-
-
-def _git(checkout: Path, *args: str) -> bytes:
-    """git's output, or one line naming the checkout and what git said."""
-    done = subprocess.run(["git", "-C", str(checkout), *args], capture_output=True)
-    if done.returncode:
-        said = done.stderr.decode(errors="replace").strip().splitlines() or ["no message"]
-        raise SystemExit(f"error: git {args[0]} in {checkout}: {said[0]}")
-    return done.stdout
 
 
 def poems_by_poet(checkout: Path) -> tuple[dict[str, list[str]], str]:
     """Each poet's poems (lines joined) in file order, and the commit they were read at."""
-    names = _git(checkout, "ls-tree", "-r", "--name-only", "-z", "HEAD").decode().split("\0")
+    names = git_output(checkout, "ls-tree", "-r", "--name-only", "-z", "HEAD").decode().split("\0")
     files = sorted(
         (n for n in names if n.startswith(f"{_FOLDER}/poet.tang.") and n.endswith(".json")),
         key=lambda n: int(n.rsplit(".", 2)[1]),
@@ -46,54 +45,33 @@ def poems_by_poet(checkout: Path) -> tuple[dict[str, list[str]], str]:
         raise SystemExit(f"error: {checkout} has no {_FOLDER}/poet.tang.*.json at HEAD")
     poems = defaultdict(list)
     for name in files:
-        for poem in json.loads(_git(checkout, "show", f"HEAD:{name}")):
+        for poem in json.loads(git_output(checkout, "show", f"HEAD:{name}")):
             poems[poem["author"]].append("".join(poem["paragraphs"]))
-    return poems, _git(checkout, "rev-parse", "HEAD").decode().strip()
+    return poems, git_output(checkout, "rev-parse", "HEAD").decode().strip()
 
 
 def texts(poems: dict[str, list[str]], authors: int, per_author: int, min_chars: int) -> list:
     """Rows (id, author, text): the most prolific poets' poems joined into texts."""
-    prolific = sorted(poems, key=lambda a: (-sum(map(len, poems[a])), a))[:authors]
-    rows = []
-    for poet in prolific:
-        text, k = "", 0
-        for poem in poems[poet]:
-            text += poem
-            if len(text) >= min_chars:
-                rows.append({"id": f"{poet}-{k}", "author": poet, "text": text})
-                text, k = "", k + 1
-                if k == per_author:
-                    break
-    return rows
+    prolific = {a: poems[a] for a in most_characters(poems, authors)}
+    return joined_texts(prolific, per_author, min_chars)
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("checkout", type=Path, help="a clone or bare mirror of chinese-poetry")
     p.add_argument("out", type=Path, help="folder to write texts.jsonl and SOURCE.md to")
-    p.add_argument("--authors", type=int, default=40)
-    p.add_argument("--per-author", type=int, default=60)
-    p.add_argument("--min-chars", type=int, default=300)
-    a = p.parse_args(argv)
-    for flag in ("authors", "per_author", "min_chars"):
-        if getattr(a, flag) < 1:
-            p.error(f"--{flag.replace('_', '-')} must be >= 1, got {getattr(a, flag)}")
+    size_flags(p, authors=40, per_author=60, min_chars=300)
+    a = parsed(p, argv)
     poems, commit = poems_by_poet(a.checkout)
     rows = texts(poems, a.authors, a.per_author, a.min_chars)
-    a.out.mkdir(parents=True, exist_ok=True)
-    with open(a.out / "texts.jsonl", "w", encoding="utf-8") as f:
-        for row in rows:
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
-    (a.out / "SOURCE.md").write_text(
+    return write_corpus(
+        a.out,
+        rows,
         f"# Tang poems by poet (`benchmarks/tang_poems.py`)\n\n"
         f"chinese-poetry/chinese-poetry at {commit} (MIT licence), `{_FOLDER}/poet.tang.*.json`: "
         f"the {a.authors} poets with the most characters, poems in file order joined into "
-        f"texts of at least {a.min_chars} characters, at most {a.per_author} a poet. "
-        f"{len(rows)} texts.\n",
-        encoding="utf-8",
+        f"texts of at least {a.min_chars} characters, at most {a.per_author} a poet.",
     )
-    print(f"{len(rows)} texts of {len({r['author'] for r in rows})} poets -> {a.out}")
-    return 0
 
 
 if __name__ == "__main__":

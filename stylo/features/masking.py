@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 from stylo.features import _reference as reference
 from stylo.features._distortion import distorted, lowered_words
 from stylo.features._tokens import intern_tokens, token_positions, token_strings
-from stylo.features._utf8 import char_table, encode_utf8, lower_table
+from stylo.features._utf8 import CASED_RUN, STOPS, char_table, encode_utf8, lower_table
 from stylo.features._validation import TextInputMixin
 from stylo.features.function_words import function_words
 from stylo.text_input import check_texts
@@ -104,14 +104,15 @@ def _distort(docs: list[str], keep: list[str], single: bool) -> list[str]:
 
 
 # URL, e-mail, number (with thousands separators / decimals), and word tokens, in that
-# priority order; a word may contain inner apostrophes or hyphens ("O'Brien", "Jean-Luc").
+# priority order; a word may contain inner apostrophes or hyphens ("O'Brien", "Jean-Luc") and
+# combining marks (decomposed "E\u0301cole" is one word, not the capital "E").
 _TOKENS = re.compile(
     r"(?P<url>(?:https?://|www\.)\S+)"
     r"|(?P<email>[\w.+-]+@[\w-]+\.[\w.-]+)"
     r"|(?P<number>\d+(?:[.,:]\d+)*)"
-    r"|(?P<word>[^\W\d_]+(?:['\u2019-][^\W\d_]+)*)"
+    f"|(?P<word>{CASED_RUN}(?:['\u2019-]{CASED_RUN})*)"
 )
-_SENTENCE_END = re.compile(r"[.!?\u2026\n]")
+_SENTENCE_END = re.compile(f"[{re.escape(STOPS)}\u2026\n]")
 
 
 class EntityMasker(TextInputMixin, TransformerMixin, BaseEstimator):
@@ -126,8 +127,9 @@ class EntityMasker(TextInputMixin, TransformerMixin, BaseEstimator):
     4. A capitalised word (first letter upper case) that is not sentence-initial and whose
        lower-case form is not a function word -> ``entity_token``. Sentence-initial means
        first in the text, or preceded only by whitespace/closing quotes after ``.``, ``!``,
-       ``?``, ``…`` or a line break: the text between it and the previous token contains one
-       of these (so "Mr. Smith" keeps "Smith").
+       ``?``, another script's full stop (``stylo.features._utf8.STOPS``: the danda, the
+       Armenian full stop, ...), ``…`` or a line break: the text between it and the previous
+       token contains one of these (so "Mr. Smith" keeps "Smith").
 
     Known limits: sentence-initial names are kept; lower-case entities are kept; each word of a
     multi-word name becomes its own placeholder. Nothing is learned in ``fit``.

@@ -1,7 +1,9 @@
 """LambdaG: the Kneser-Ney kernel against NLTK and its plain composition, and the verifier."""
 
 import copy
+import itertools
 import re
+import unicodedata
 import warnings
 
 import numpy as np
@@ -258,18 +260,44 @@ def test_han_and_kana_are_tokens_and_cjk_stops_end_sentences():
     assert lengths.tolist() == [3, 3, 2, 2]
 
 
+def test_marks_stay_in_words_and_dandas_end_sentences():
+    # Devanagari vowel signs and viramas are combining marks, not word characters of \w:
+    # without the marks a Hindi word falls apart into its consonants
+    text = "हिन्दी भाषा। बहुत सुंदर है॥ كَتَبَ؟ x"
+    want = ["हिन्दी", "भाषा", "।", BREAK, "बहुत", "सुंदर", "है", "॥", BREAK, "كَتَبَ", "؟", BREAK, "x"]
+    assert reference_tokens(text) == want
+    assert sorted(SentenceTokens([text]).distinct()) == sorted(set(want) - {BREAK})
+
+
 def _ids_per_sentence(est, texts):
     """The plain reference of ``_token_ids``: split each distorted, lower-cased text
     into sentences, each sentence into tokens, and look every token up."""
-    sentence_break = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\s*\n\s*")
-    han_kana = "\u3005\u3007\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-    token = re.compile(
-        f"(?:(?![{han_kana}\\uff66-\\uff9f\\U00020000-\\U0003134f])[^\\W\\d_])+|\\*+|#+|\\S"
+    stops = ".!?\u0964\u0965\u061f\u06d4\u0589\u1362\u104b"
+    sentence_break = re.compile(f"(?<=[{re.escape(stops)}])\\s+|(?<=[。！？])\\s*|\\s*\\n\\s*")
+    han_kana = re.compile(
+        "[\u3005\u3007\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+        "\uff66-\uff9f\U00020000-\U0003134f]"
     )
+
+    def kind(c):
+        # a letter (\w but digits and "_") or a combining mark, but Han and kana; "*"; "#"
+        letter = (c.isalnum() and not c.isdecimal()) or unicodedata.category(c)[0] == "M"
+        if letter and not han_kana.match(c):
+            return "letter"
+        return "space" if c.isspace() else c if c in "*#" else None
+
+    def tokens(sentence):
+        out = []
+        for k, group in itertools.groupby(sentence, kind):
+            chars = list(group)
+            if k != "space":
+                out.extend(["".join(chars)] if k else chars)
+        return out
+
     get = est.vocabulary_.get
     out = []
     for text in est.distortion_.transform(texts):
-        sentences = [token.findall(s) for s in sentence_break.split(text.lower())]
+        sentences = [tokens(s) for s in sentence_break.split(text.lower())]
         out.append([np.array([get(w, 2) for w in s], dtype=np.int64) for s in sentences if s])
     return out
 
@@ -277,7 +305,8 @@ def _ids_per_sentence(est, texts):
 _PIECES = st.sampled_from(
     ["the", "The", "of", "x", "Zoë", "İs", "42", "3.5", ".", "!", "?", "*", "#", "**", "...",
      " ", "  ", "\n", " \n ", "\t", "\r", "\u00a0", "\u2028", "é", "_", "—", "\x00",
-     "ΣΑ", "ǅ", "\ud800", "²", "\u0301", "😀", "\x1c", "中文", "の", "ア", "。", "！", "？"]
+     "ΣΑ", "ǅ", "\ud800", "²", "\u0301", "😀", "\x1c", "中文", "の", "ア", "。", "！", "？",
+     "हिन्दी", "\u093f", "।", "كَتَبَ", "\U00011001"]
 )  # fmt: skip
 
 

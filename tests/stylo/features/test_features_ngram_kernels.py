@@ -1,5 +1,8 @@
 """The n-gram extractors' internal Numba kernels == their plain Python references."""
 
+import re
+import unicodedata
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -84,6 +87,29 @@ def test_codepoint_lowercasing_table_is_str_lower():
     ours = CharNgrams((1, 3), n_jobs=2)
     assert (ours.fit_transform(docs) != cv.fit_transform(docs)).nnz == 0
     assert list(ours.get_feature_names_out()) == list(cv.get_feature_names_out())
+
+
+def test_word_and_letter_tables_hold_the_marks_and_leave_out_han_and_kana():
+    """Over every code point, from ``str`` methods and ``unicodedata`` rather than the regexes
+    the tables are built from: a word character is ``\\w`` or a combining mark, a letter
+    ``\\w`` but digits and "_" or a combining mark; Han ideographs and kana are neither but
+    "alone" (the kana voicing marks are in no class)."""
+
+    han_kana = re.compile(
+        "[\u3005\u3007\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+        "\uff66-\uff9f\U00020000-\U0003134f]"
+    )
+    word, letter, alone = (char_table(n).astype(bool) for n in ("word", "letter", "alone"))
+    for c in range(N_CODEPOINTS):
+        ch = chr(c)
+        mark = unicodedata.category(ch)[0] == "M"
+        w = ch.isalnum() or ch == "_"
+        if han_kana.match(ch):
+            assert (word[c], letter[c], alone[c]) == (False, False, w), hex(c)
+        else:
+            assert word[c] == (w or mark), hex(c)
+            assert letter[c] == ((w and not ch.isdecimal() and ch != "_") or mark), hex(c)
+            assert not alone[c], hex(c)
 
 
 @settings(max_examples=40, deadline=None)

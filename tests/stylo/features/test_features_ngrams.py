@@ -127,8 +127,20 @@ def test_tokeniser_is_documented_pattern():
         "tis",
         "x",
         "_a1",
-        "é",
-    ]  # U+0301 is not \w
+        "é\u0301",
+    ]  # a combining mark is part of its word
+
+
+def test_combining_marks_stay_in_their_words():
+    # vowel signs (Devanagari), harakat (Arabic), accents of decomposed Latin, a Brahmi sign
+    # beyond the BMP: Python's \w holds no mark, so "हिन्दी" used to be "ह", "न", "द"
+    text = "हिन्दी भाषा كَتَبَ cafe\u0301 \U00011003\U00011038 \u0301x"
+    want = ["हिन्दी", "भाषा", "كَتَبَ", "cafe\u0301", "\U00011003\U00011038", "\u0301x"]
+    assert tokenize(text) == want
+    got = WordNgrams(ngram_range=(1, 1)).fit([text])
+    assert sorted(got.get_feature_names_out()) == sorted(want)
+    vec = CountVectorizer(token_pattern=TOKEN_PATTERN, ngram_range=(2, 2)).fit([text])
+    assert "हिन्दी भाषा" in vec.vocabulary_
 
 
 def test_han_and_kana_are_one_token_each():

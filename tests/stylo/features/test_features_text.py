@@ -149,6 +149,10 @@ def test_text_distortion_dv_ma_and_dv_sa():
     cjk = TextDistortion(k=2, method="dv_sa").fit(["我的书的我的", "她的"])
     assert list(cjk.vocabulary_) == ["我", "的"]
     assert cjk.transform(["我的新书，ab的"]) == ["我的**，*的"]
+    # vowel signs and viramas are part of their word: masked with it, kept with it
+    hindi = TextDistortion(k=1, method="dv_sa").fit(["यह है और यह", "यह"])
+    assert list(hindi.vocabulary_) == ["यह"]
+    assert hindi.transform(["यह हिन्दी है, 42"]) == ["यह * *, #"]
     with pytest.raises(ValueError, match="method must be 'dv_ma' or 'dv_sa', got 'dv_xx'"):
         TextDistortion(method="dv_xx").fit(train)
 
@@ -173,6 +177,9 @@ _PIECES = [
     "²",
     "½",
     "\u0301",
+    "हि",
+    "\u093f",
+    "\U00011001",
     "\ud800",
     "'",
     "_",
@@ -208,6 +215,9 @@ def test_entity_masker_rules():
     )
     assert out[0] == "Yesterday I met @ in @ @. He paid # to @, see @ or @"
     assert out[1] == "Paris is big.\nLondon too, said the @."
+    # a decomposed accent stays in its word, and the Armenian full stop ends a sentence
+    nfd = EntityMasker().fit_transform(["Then E\u0301mile met Ève. Ան։ Բան"])
+    assert nfd == ["Then @ met @. Ան։ Բան"]
 
 
 def test_masking_in_pipeline_before_extractor():
