@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import subprocess
+from collections import Counter
 from pathlib import Path
 
 
@@ -42,24 +43,31 @@ def most_characters(poems: dict[str, list[str]], authors: int) -> list[str]:
     return sorted(poems, key=lambda a: (-sum(map(len, poems[a])), a))[:authors]
 
 
-def size_flags(p: argparse.ArgumentParser, authors: int, per_author: int, min_chars: int):
-    """Add ``--authors``, ``--per-author`` and ``--min-chars`` with these defaults."""
-    p.add_argument("--authors", type=int, default=authors)
-    p.add_argument("--per-author", type=int, default=per_author)
-    p.add_argument("--min-chars", type=int, default=min_chars)
+def parser(doc: str, source: str, **sizes: int) -> argparse.ArgumentParser:
+    """A builder's command line: ``checkout`` (of ``source``), ``out``, and an int flag for
+    each of ``sizes`` (``min_chars=300``: ``--min-chars``, default 300)."""
+    p = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    p.add_argument("checkout", type=Path, help=f"a clone or bare mirror of {source}")
+    p.add_argument("out", type=Path, help="folder to write texts.jsonl and SOURCE.md to")
+    for flag, default in sizes.items():
+        p.add_argument(f"--{flag.replace('_', '-')}", type=int, default=default)
+    return p
 
 
 def parsed(p: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
     """The parsed arguments; a size flag below 1 is refused in one line."""
     a = p.parse_args(argv)
-    for flag in ("authors", "per_author", "min_chars", "max_chars"):
-        if getattr(a, flag, 1) < 1:
-            p.error(f"--{flag.replace('_', '-')} must be >= 1, got {getattr(a, flag)}")
+    for flag, value in vars(a).items():
+        if isinstance(value, int) and value < 1:
+            p.error(f"--{flag.replace('_', '-')} must be >= 1, got {value}")
     return a
 
 
 def write_corpus(out: Path, rows: list[dict], source: str) -> int:
-    """``out/texts.jsonl`` and ``out/SOURCE.md`` (``source`` and the count); prints a line."""
+    """``out/texts.jsonl`` and ``out/SOURCE.md`` (``source`` and the count); prints a line.
+    No text is an error: nothing is written."""
+    if not rows:
+        raise SystemExit(f"error: no text reaches the sizes asked for; nothing written to {out}")
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "texts.jsonl", "w", encoding="utf-8") as f:
         for row in rows:
@@ -85,3 +93,20 @@ def git_files(checkout: Path, paths: list[str]) -> list[bytes]:
         out.append(done.stdout[end + 1 : end + 1 + size])
         at = end + 2 + size
     return out
+
+
+def prolific_texts(
+    poems: dict[str, list[str]],
+    authors: int,
+    per_author: int,
+    min_chars: int,
+    min_texts: int,
+    separator: str = "\n\n",
+) -> list[dict]:
+    """``joined_texts`` of the ``authors`` poets with the most characters among those whose
+    poems make at least ``min_texts`` texts."""
+    rows = joined_texts(poems, per_author, min_chars, separator)
+    counts = Counter(row["author"] for row in rows)
+    enough = {a: poems[a] for a in poems if counts[a] >= min_texts}
+    kept = set(most_characters(enough, authors))
+    return [row for row in rows if row["author"] in kept]

@@ -12,28 +12,18 @@ breaks into pieces of at most that many characters, the pieces joined into texts
 ``--min-chars`` characters, at most ``--per-author`` texts a poet; of the poets with at least
 ``--min-texts`` texts, the ``--authors`` with the most characters. Poems in translation
 (Neruda's, Ginsberg's) are left out, their style being the translators', and so is a
-poem's second copy. It writes
-``OUT/texts.jsonl`` (id, author, text) and ``OUT/SOURCE.md``, for ``python -m
-experiments.run_all --datasets OUT`` or ``stylo.datasets.load(OUT)``; no corpus text goes in
-this repository.
+poem's second copy. The corpus goes to ``OUT`` (``texts.jsonl`` with id, author and text, and
+``SOURCE.md``), for ``stylo.datasets.load(OUT)`` or ``python -m experiments.run_all --datasets
+OUT``; none of its text goes in this repository.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections import defaultdict
 from pathlib import Path
 
-from benchmarks._poem_corpus import (
-    git_files,
-    git_output,
-    joined_texts,
-    most_characters,
-    parsed,
-    size_flags,
-    write_corpus,
-)
+from benchmarks import _poem_corpus as corpus
 
 _FOLDER = "dataset"
 #: poets of the dataset read in Bengali translation
@@ -44,7 +34,8 @@ _NOT_POEMS = ("CLASS.txt", "SOURCE.txt")
 def poems_by_poet(checkout: Path) -> tuple[dict[str, list[str]], str]:
     """Each poet's poems in path order (translations and repeated poems left out), and the
     commit read."""
-    names = git_output(checkout, "ls-tree", "-r", "--name-only", "-z", "HEAD").decode().split("\0")
+    listing = corpus.git_output(checkout, "ls-tree", "-r", "--name-only", "-z", "HEAD")
+    names = listing.decode().split("\0")
     paths = sorted(
         n
         for n in names
@@ -57,12 +48,12 @@ def poems_by_poet(checkout: Path) -> tuple[dict[str, list[str]], str]:
     if not paths:
         raise SystemExit(f"error: {checkout} has no {_FOLDER}/<poet>/<title>/*.txt at HEAD")
     poems, seen = defaultdict(list), set()
-    for path, raw in zip(paths, git_files(checkout, paths), strict=True):
+    for path, raw in zip(paths, corpus.git_files(checkout, paths), strict=True):
         poem = raw.decode("utf-8").strip()
         if poem and poem not in seen:  # 18 poems are there twice
             seen.add(poem)
             poems[path.split("/")[1]].append(poem)
-    return poems, git_output(checkout, "rev-parse", "HEAD").decode().strip()
+    return poems, corpus.git_output(checkout, "rev-parse", "HEAD").decode().strip()
 
 
 def cut(poem: str, max_chars: int) -> list[str]:
@@ -77,29 +68,26 @@ def cut(poem: str, max_chars: int) -> list[str]:
 
 
 def texts(poems, authors: int, per_author: int, min_chars: int, max_chars: int, min_texts: int):
-    """Rows (id, author, text) of the ``authors`` poets with the most characters among those
-    whose cut and joined poems make at least ``min_texts`` texts."""
+    """Rows (id, author, text): the poems cut (``cut``), then
+    :func:`benchmarks._poem_corpus.prolific_texts`."""
     pieces = {a: [p for poem in ps for p in cut(poem, max_chars)] for a, ps in poems.items()}
-    rows = joined_texts(pieces, per_author, min_chars, separator="\n\n")
-    counts = defaultdict(int)
-    for row in rows:
-        counts[row["author"]] += 1
-    enough = {a: pieces[a] for a in pieces if counts[a] >= min_texts}
-    kept = set(most_characters(enough, authors))
-    return [row for row in rows if row["author"] in kept]
+    return corpus.prolific_texts(pieces, authors, per_author, min_chars, min_texts)
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("checkout", type=Path, help="a clone or bare mirror of Bengali-Poem-Dataset")
-    p.add_argument("out", type=Path, help="folder to write texts.jsonl and SOURCE.md to")
-    size_flags(p, authors=30, per_author=60, min_chars=500)
-    p.add_argument("--max-chars", type=int, default=3000)
-    p.add_argument("--min-texts", type=int, default=20)
-    a = parsed(p, argv)
+    p = corpus.parser(
+        __doc__,
+        "Bengali-Poem-Dataset",
+        authors=30,
+        per_author=60,
+        min_chars=500,
+        max_chars=3000,
+        min_texts=20,
+    )
+    a = corpus.parsed(p, argv)
     poems, commit = poems_by_poet(a.checkout)
     rows = texts(poems, a.authors, a.per_author, a.min_chars, a.max_chars, a.min_texts)
-    return write_corpus(
+    return corpus.write_corpus(
         a.out,
         rows,
         f"# Bengali poems by poet (`benchmarks/bengali_poems.py`)\n\n"

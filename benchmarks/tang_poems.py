@@ -16,7 +16,6 @@ this repository.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections import defaultdict
@@ -27,7 +26,7 @@ from benchmarks._poem_corpus import (
     joined_texts,
     most_characters,
     parsed,
-    size_flags,
+    parser,
     write_corpus,
 )
 
@@ -57,10 +56,7 @@ def texts(poems: dict[str, list[str]], authors: int, per_author: int, min_chars:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("checkout", type=Path, help="a clone or bare mirror of chinese-poetry")
-    p.add_argument("out", type=Path, help="folder to write texts.jsonl and SOURCE.md to")
-    size_flags(p, authors=40, per_author=60, min_chars=300)
+    p = parser(__doc__, "chinese-poetry", authors=40, per_author=60, min_chars=300)
     a = parsed(p, argv)
     poems, commit = poems_by_poet(a.checkout)
     rows = texts(poems, a.authors, a.per_author, a.min_chars)

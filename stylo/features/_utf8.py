@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 import unicodedata
 
 import numba
@@ -61,7 +62,7 @@ def _marks() -> list[int]:
 # ``\w`` holds none of them, so "हिन्दी" would be the words "ह", "न", "द", its vowel signs
 # dropped. A mark is a word character (and a letter) here. ``re`` tests a class holding
 # characters beyond the BMP range by range, so a cheap lookahead first keeps the other
-# characters (all of ASCII) off the list: 1.3 times the old tokeniser's time on 5,000 blog posts
+# characters (all of ASCII) off the list
 _MARK_POINTS = _marks()
 _MARK = (
     f"(?:(?=[{re.escape(chr(_MARK_POINTS[0]))}-{re.escape(chr(_MARK_POINTS[-1]))}])"
@@ -72,8 +73,10 @@ _MARK = (
 def _runs_with_marks(char: str) -> str:
     """A maximal run of ``char`` characters (a class holding no mark) and combining marks,
     as a pattern: the runs of either kind alternate, so ``re`` tests a mark only where a
-    ``char`` run ends."""
-    return f"(?:{char}+(?:{_MARK}+{char}*)*|{_MARK}+(?:{char}+{_MARK}*)*)"
+    ``char`` run ends. Nothing after a run can fail, so an atomic group (Python 3.11) matches
+    the same, without the backtracking records: as fast as the pattern without marks was."""
+    body = f"{char}+(?:{_MARK}+{char}*)*|{_MARK}+(?:{char}+{_MARK}*)*"
+    return f"(?>{body})" if sys.version_info >= (3, 11) else f"(?:{body})"
 
 
 _WORD_CHAR = f"[^\\W{_HAN_KANA}]"
