@@ -1,5 +1,6 @@
 """What the poem-corpus builders share: reading a git checkout, joining poems into texts of a
-least length, and writing ``texts.jsonl`` and ``SOURCE.md`` for ``stylo.datasets.load``."""
+minimum length, and the command line, and writing ``texts.jsonl`` and ``SOURCE.md`` for
+``stylo.datasets.load``."""
 
 from __future__ import annotations
 
