@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import subprocess
-from collections import Counter
+from collections import Counter, defaultdict
 from pathlib import Path
 
 
@@ -18,6 +18,23 @@ def git_output(checkout: Path, *args: str) -> bytes:
         said = done.stderr.decode(errors="replace").strip().splitlines() or ["no message"]
         raise SystemExit(f"error: git {args[0]} in {checkout}: {said[0]}")
     return done.stdout
+
+
+def head_commit(checkout: Path) -> str:
+    """The commit the checkout's HEAD is at."""
+    return git_output(checkout, "rev-parse", "HEAD").decode().strip()
+
+
+def distinct_by_poet(records) -> dict[str, list[str]]:
+    """Each poet's texts from ``(poet, raw UTF-8 bytes)`` records, stripped, in record order;
+    empty texts and a text's later copies (under any poet) left out."""
+    poems, seen = defaultdict(list), set()
+    for poet, raw in records:
+        text = raw.decode("utf-8").strip()
+        if text and text not in seen:
+            seen.add(text)
+            poems[poet].append(text)
+    return poems
 
 
 def joined_texts(

@@ -20,7 +20,6 @@ OUT``; none of its text goes in this repository.
 from __future__ import annotations
 
 import sys
-from collections import defaultdict
 from pathlib import Path
 
 from benchmarks import _poem_corpus as corpus
@@ -47,13 +46,10 @@ def poems_by_poet(checkout: Path) -> tuple[dict[str, list[str]], str]:
     )
     if not paths:
         raise SystemExit(f"error: {checkout} has no {_FOLDER}/<poet>/<title>/*.txt at HEAD")
-    poems, seen = defaultdict(list), set()
-    for path, raw in zip(paths, corpus.git_files(checkout, paths), strict=True):
-        poem = raw.decode("utf-8").strip()
-        if poem and poem not in seen:  # 18 poems are there twice
-            seen.add(poem)
-            poems[path.split("/")[1]].append(poem)
-    return poems, corpus.git_output(checkout, "rev-parse", "HEAD").decode().strip()
+    # 18 poems are there twice
+    poets = [p.split("/")[1] for p in paths]
+    records = zip(poets, corpus.git_files(checkout, paths), strict=True)
+    return corpus.distinct_by_poet(records), corpus.head_commit(checkout)
 
 
 def cut(poem: str, max_chars: int) -> list[str]:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import io
 import sys
 import zipfile
-from collections import defaultdict
 from pathlib import Path
 
 from benchmarks import _poem_corpus as corpus
@@ -36,17 +35,15 @@ def ghazals_by_poet(checkout: Path) -> tuple[dict[str, list[str]], str]:
         archive = zipfile.ZipFile(io.BytesIO(raw))
     except zipfile.BadZipFile as exc:
         raise SystemExit(f"error: {checkout}:{_ZIP} is not a zip archive: {exc}") from None
-    ghazals, seen = defaultdict(list), set()
-    for name in sorted(archive.namelist()):
-        parts = name.split("/")
-        if len(parts) == 4 and parts[2] == "hi" and parts[3]:
-            text = archive.read(name).decode("utf-8").strip()
-            if text and text not in seen:
-                seen.add(text)
-                ghazals[parts[1]].append(text)
+    names = [n for n in sorted(archive.namelist()) if _is_hindi_ghazal(n.split("/"))]
+    ghazals = corpus.distinct_by_poet((n.split("/")[1], archive.read(n)) for n in names)
     if not ghazals:
         raise SystemExit(f"error: {checkout}:{_ZIP} holds no dataset/<poet>/hi/<ghazal>")
-    return ghazals, corpus.git_output(checkout, "rev-parse", "HEAD").decode().strip()
+    return ghazals, corpus.head_commit(checkout)
+
+
+def _is_hindi_ghazal(parts: list[str]) -> bool:
+    return len(parts) == 4 and parts[2] == "hi" and bool(parts[3])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from benchmarks._poem_corpus import (
     git_output,
+    head_commit,
     joined_texts,
     most_characters,
     parsed,
@@ -46,7 +47,7 @@ def poems_by_poet(checkout: Path) -> tuple[dict[str, list[str]], str]:
     for name in files:
         for poem in json.loads(git_output(checkout, "show", f"HEAD:{name}")):
             poems[poem["author"]].append("".join(poem["paragraphs"]))
-    return poems, git_output(checkout, "rev-parse", "HEAD").decode().strip()
+    return poems, head_commit(checkout)
 
 
 def texts(poems: dict[str, list[str]], authors: int, per_author: int, min_chars: int) -> list:
