@@ -1,12 +1,18 @@
 """PAN-compatible command line for every registered method.
 
     python -m baselines METHOD -i INPUT_DIR -o OUTPUT_DIR [--train TRAIN_DIR] [--seed N]
+        [--max-train N|all] [--max-train-chars N|all]
     python -m baselines --list
 
 INPUT_DIR and TRAIN_DIR are in the official PAN20/21 layout (``pairs.jsonl``, and
 ``truth.jsonl`` for training); OUTPUT_DIR receives ``answers.jsonl`` (``{"id", "value"}``) in
 the order of ``pairs.jsonl``. When INPUT_DIR also holds ``truth.jsonl``, the PAN 2021 metrics
-are printed to stderr.
+are printed to stderr. A method fits on at most ``--max-train`` training pairs holding at
+most ``--max-train-chars`` characters (defaults 8,000 and 20 million, drawn with the seed in the
+labels' shares, as the PAN protocols do; ``all`` for no cap): PAN 2020/21's training sets hold
+tens of thousands of long pairs, and fitting on all of them costs hours and more memory than a
+workstation has, for a held-out AUC that stopped moving long before (benchmarks/README.md,
+"Training budgets"); stderr says when pairs were left out.
 
 Exit code: 0 when the answers are written; 2 for a usage problem (unknown method, a method
 whose optional extra is not installed, unreadable input, an OUTPUT_DIR that cannot be created
@@ -24,6 +30,7 @@ from baselines.pan_io import write_answers
 from baselines.registry import DEFAULT_OPTIONS, METHODS, kind, make, methods, unavailable
 from stylo._cli import OneLineParser, output_folder_problem
 from stylo.datasets import DataError, load_pan20_format
+from stylo.protocols.base import MAX_TRAIN_CHARS, MAX_TRAIN_PROBLEMS, capped_pairs
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -35,8 +42,36 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("-o", "--output", help="folder to write answers.jsonl into")
     ap.add_argument("--train", help="folder with training pairs.jsonl and truth.jsonl")
     ap.add_argument("--seed", type=int, default=None, help="random_state of the method")
+    for flag, least, default, what in (
+        ("--max-train", 2, MAX_TRAIN_PROBLEMS, "training pairs fitted on at most"),
+        ("--max-train-chars", 1, MAX_TRAIN_CHARS, "characters of those pairs' texts at most"),
+    ):
+        ap.add_argument(
+            flag,
+            type=_cap(least),
+            default=default,
+            metavar="N|all",
+            help=f"{what} (default {default}; all: no cap)",
+        )
     ap.add_argument("--list", action="store_true", help="list the registered methods and exit")
     return ap
+
+
+def _cap(least: int):
+    """The argument type of a training cap: an int >= ``least``, or ``all`` (None: no cap)."""
+
+    def parse(value: str) -> int | None:
+        if value.strip().lower() == "all":
+            return None
+        try:
+            n = int(value)
+        except ValueError:
+            n = least - 1
+        if n < least:
+            raise argparse.ArgumentTypeError(f"expected an int >= {least} or 'all', got {value!r}")
+        return n
+
+    return parse
 
 
 def _method_list(width: int = 100) -> str:
@@ -92,6 +127,16 @@ def main(argv=None) -> int:
         ap.error(f"method {args.method!r} needs training data: --train TRAIN_DIR")
     if train is not None and not train.labelled:
         ap.error(f"{args.train}: training pairs need a truth.jsonl")
+    available = len(train) if train is not None else 0
+    seed = 0 if args.seed is None else args.seed
+    train = capped_pairs(train, args.max_train, seed, args.max_train_chars)
+    if train is not None and len(train) < available:
+        print(
+            f"{args.method}: fitting on {len(train)} of {available} training pairs "
+            f"(--max-train {args.max_train}, --max-train-chars {args.max_train_chars}; "
+            f"'all' lifts a cap)",
+            file=sys.stderr,
+        )
     t0 = time.perf_counter()
     try:
         est.fit(train)

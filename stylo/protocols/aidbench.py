@@ -44,11 +44,13 @@ three or more texts in the whole corpus, for whom step 3 can guarantee two train
 ``task.info["train_policy"]`` records the policy actually used and ``info["train_usable"]``
 whether it met the minimum. ``train_policy`` may also name one of the three to force it.
 
-``max_train_texts`` (default 1,000, None for no cap) then caps the training corpus with
-:func:`~stylo.protocols.base.capped_corpus` (two texts per author per round, seeded), because a
-method's fitting cost grows with its training material (an impostor pool, a vocabulary) while
-what it learns — a few hundred training pairs, a background of a thousand texts — does not need
-all of IMDb62 or Blog. ``info`` keeps ``n_train_texts_available`` beside ``n_train_texts``.
+``max_train_texts`` and ``max_train_chars`` (defaults 1,000 texts and 20 million characters,
+None for no cap) then cap the training corpus with :func:`~stylo.protocols.base.capped_corpus`
+(two texts per author per round, seeded), because a method's fitting cost grows with its
+training material (an impostor pool, a vocabulary) while what it learns — a few hundred
+training pairs, a background of a thousand texts — does not need all of IMDb62 or Blog, nor a
+thousand novels (the reference corpora's training texts stay under 7 million characters).
+``info`` keeps ``n_train_texts_available`` beside ``n_train_texts``.
 Under the cross-topic rule the training corpus carries it (``Corpus.pair_rule``), so methods
 that learn from pairs draw them as the test pairs are drawn: same-author pairs across topics,
 different-author pairs within one.
@@ -65,6 +67,7 @@ from stylo.corpus import Corpus
 from stylo.protocols import _scoring
 from stylo.protocols._sampling import PairRules, labelled_pairs
 from stylo.protocols.base import (
+    MAX_TRAIN_CHARS,
     Protocol,
     ProtocolError,
     Task,
@@ -144,11 +147,13 @@ class _AIDBench(Protocol):
         min_train_authors: int = 20,
         reserve_fraction: float = 0.2,
         max_train_texts: int | None = 1000,
+        max_train_chars: int | None = MAX_TRAIN_CHARS,
     ):
         self.train_policy = train_policy
         self.min_train_authors = min_train_authors
         self.reserve_fraction = reserve_fraction
         self.max_train_texts = max_train_texts
+        self.max_train_chars = max_train_chars
 
     def _draw(self, corpus: Corpus, setting: dict, seed: int) -> tuple[object, set, dict]:
         """The test items drawn from ``corpus``, the corpus positions they use, their info."""
@@ -204,7 +209,7 @@ class _AIDBench(Protocol):
 
     def _task(self, setting, seed, need, policy, train, test, info, n_reserved) -> Task:
         available = len(train) if train is not None else 0
-        train = capped_corpus(train, self.max_train_texts, seed)
+        train = capped_corpus(train, self.max_train_texts, seed, self.max_train_chars)
         if train is not None and info.get("cross_topic"):
             # methods draw their training pairs by the test pairs' rule
             train = dataclasses.replace(train, pair_rule="cross_topic")
@@ -309,8 +314,11 @@ class OneToTwo(_AIDBench):
         min_train_authors: int = 20,
         reserve_fraction: float = 0.2,
         max_train_texts: int | None = 1000,
+        max_train_chars: int | None = MAX_TRAIN_CHARS,
     ):
-        super().__init__(train_policy, min_train_authors, reserve_fraction, max_train_texts)
+        super().__init__(
+            train_policy, min_train_authors, reserve_fraction, max_train_texts, max_train_chars
+        )
         self.n_triplets = n_triplets
 
     def settings(self, data) -> list[dict]:

@@ -33,6 +33,7 @@ from stylo.corpus import Corpus
 from stylo.protocols import _scoring
 from stylo.protocols.aidbench import _AIDBench, _n_unknown_author
 from stylo.protocols.base import (
+    MAX_TRAIN_CHARS,
     ProtocolError,
     RankingQuery,
     Task,
@@ -72,8 +73,11 @@ class OneToMany(_AIDBench):
         min_train_authors: int = 20,
         reserve_fraction: float = 0.2,
         max_train_texts: int | None = 1000,
+        max_train_chars: int | None = MAX_TRAIN_CHARS,
     ):
-        super().__init__(train_policy, min_train_authors, reserve_fraction, max_train_texts)
+        super().__init__(
+            train_policy, min_train_authors, reserve_fraction, max_train_texts, max_train_chars
+        )
         self.n_groups = n_groups
         self.n_repeats = n_repeats
         self.texts_per_author = texts_per_author

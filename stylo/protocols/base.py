@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from stylo.corpus import UNKNOWN_AUTHORS, Corpus, PairSet
+from stylo.corpus import UNKNOWN_AUTHORS, Corpus, FilterStep, PairSet
 from stylo.protocols import _scoring
 from stylo.verifier import Verifier
 
@@ -37,7 +37,10 @@ __all__ = [
     "UNKNOWN_AUTHORS",
     "VerificationProtocol",
     "author_sets",
+    "MAX_TRAIN_CHARS",
+    "MAX_TRAIN_PROBLEMS",
     "capped_corpus",
+    "capped_pairs",
     "distinct_texts",
     "fit_clone",
     "fit_seconds",
@@ -244,19 +247,35 @@ def author_sets(corpus: Corpus, column: str = "author") -> list[frozenset]:
     return out
 
 
-def capped_corpus(corpus: Corpus | None, max_texts: int | None, seed: int) -> Corpus | None:
-    """At most ``max_texts`` texts of ``corpus`` (all of it when it is that small or
-    ``max_texts`` is None), drawn with ``seed``.
+def _check_cap(value, least: int, what: str) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+        raise ProtocolError(f"{what} must be an int >= {least} or None, got {value!r}")
+
+
+def capped_corpus(
+    corpus: Corpus | None, max_texts: int | None, seed: int, max_chars: int | None = None
+) -> Corpus | None:
+    """At most ``max_texts`` texts of ``corpus`` holding at most ``max_chars`` characters (all
+    of it when it is within both or they are None), drawn with ``seed``.
 
     Texts are taken two per author at a time, authors in a seeded order: every author
     contributes two texts (if it has them) before any contributes a third. So a capped
     training corpus keeps as many authors as possible, each with the two texts a same-author
-    training pair needs, instead of whatever a uniform draw leaves.
+    training pair needs, instead of whatever a uniform draw leaves. The character cap stops
+    that order early (at two texts at least): a thousand novels would cost every method more
+    memory than a workstation has (see :func:`capped_pairs`).
     """
-    if corpus is None or max_texts is None or len(corpus) <= max_texts:
+    _check_cap(max_texts, 1, "max_texts")
+    _check_cap(max_chars, 1, "max_chars")
+    if corpus is None:
+        return None
+    lengths = corpus.frame["text"].str.len().to_numpy()
+    if (max_texts is None or len(corpus) <= max_texts) and (
+        max_chars is None or lengths.sum() <= max_chars
+    ):
         return corpus
-    if max_texts < 1:
-        raise ProtocolError(f"max_texts must be a positive int or None, got {max_texts!r}")
     rng = np.random.default_rng([seed, 2])
     order = rng.permutation(len(corpus))
     authors = corpus.frame["author"].to_numpy()[order]
@@ -264,11 +283,85 @@ def capped_corpus(corpus: Corpus | None, max_texts: int | None, seed: int) -> Co
     names = pd.unique(authors)
     position = dict(zip(names[rng.permutation(len(names))], range(len(names))))
     turn = rank_in_author // 2 * len(names) + np.array([position[a] for a in authors])
+    ranked = order[np.argsort(turn, kind="stable")]
+    n = len(corpus) if max_texts is None else min(max_texts, len(corpus))
+    if max_chars is not None:
+        n = max(min(n, int((np.cumsum(lengths[ranked]) <= max_chars).sum())), min(2, n))
+    if n == len(corpus):
+        return corpus
     keep = np.zeros(len(corpus), dtype=bool)
-    keep[order[np.argsort(turn, kind="stable")[:max_texts]]] = True
+    keep[ranked[:n]] = True
     return corpus.filter(
-        keep, "train capped", f"{max_texts} of {len(corpus)} texts, two per author per round"
+        keep,
+        "train capped",
+        f"{n} of {len(corpus)} texts, {int(lengths[keep].sum())} characters, two per author "
+        f"per round; caps {max_texts} texts, {max_chars} characters",
     )
+
+
+#: the training problems, and characters of their texts, that a protocol fitting on given pairs
+#: (PAN, Rethinking-AV on a PairSet) and ``python -m baselines`` pass to a method at most
+#: (:func:`capped_pairs`; chosen with benchmarks/training_budget.py)
+MAX_TRAIN_PROBLEMS = 8000
+MAX_TRAIN_CHARS = 20_000_000
+
+
+def _stratified_order(labels: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Positions in a seeded order whose every prefix holds each label in its share (within
+    one problem): each label's problems in a random order, spread evenly over the whole."""
+    key = np.empty(len(labels))
+    for value in (True, False):
+        idx = np.flatnonzero(labels == value)
+        key[idx] = (rng.permutation(len(idx)) + rng.random()) / max(len(idx), 1)
+    return np.argsort(key, kind="stable")
+
+
+def capped_pairs(
+    pairs: PairSet | None, max_problems: int | None, seed: int, max_chars: int | None = None
+) -> PairSet | None:
+    """The first problems of ``pairs`` in a seeded order, as many as ``max_problems`` and
+    ``max_chars`` characters of their texts (known and unknown, counted per problem) allow;
+    ``pairs`` itself when it is within both (None: no cap). Kept problems stay in their order.
+
+    Every prefix of the order keeps same- and different-author problems in their shares
+    (within one), and at least one of each label where both occur, so a capped set still
+    trains a threshold; the step and its counts go to ``history``. Every method fits on the
+    whole PairSet it is given: PAN 2020/21's tens of thousands of long training pairs would
+    cost hours and more memory than a workstation has, for a held-out AUC that stopped moving
+    long before (benchmarks/README.md, "Training budgets").
+    """
+    _check_cap(max_problems, 2, "max_problems")
+    _check_cap(max_chars, 1, "max_chars")
+    if pairs is None:
+        return None
+    sizes = np.array([sum(map(len, k)) + len(u) for k, u in zip(pairs.known, pairs.unknown)])
+    if (max_problems is None or len(pairs) <= max_problems) and (
+        max_chars is None or sizes.sum() <= max_chars
+    ):
+        return pairs
+    # an unlabelled split is drawn as one group; a method fitted on it says what is missing
+    labels = pairs.labels if pairs.labelled else np.zeros(len(pairs), dtype=bool)
+    order = _stratified_order(labels, np.random.default_rng([seed, 3]))
+    n = len(pairs) if max_problems is None else min(max_problems, len(pairs))
+    if max_chars is not None:
+        n = min(n, int((np.cumsum(sizes[order]) <= max_chars).sum()))
+    both = [np.flatnonzero(labels[order] == v) for v in (True, False)]
+    n = max(n, 2, *(int(i[0]) + 1 for i in both if i.size))
+    if n >= len(pairs):
+        return pairs
+    keep = np.zeros(len(pairs), dtype=bool)
+    keep[order[:n]] = True
+    out = pairs.subset(keep)
+    out.history.append(
+        FilterStep(
+            "train capped",
+            len(pairs),
+            len(out),
+            f"{int(labels[keep].sum())} same-author, {int(sizes[keep].sum())} characters; "
+            f"caps {max_problems} problems, {max_chars} characters",
+        )
+    )
+    return out
 
 
 def training_corpus(

@@ -33,7 +33,11 @@ problems repeat their candidates' known texts) is split once
 (``info["repeated_texts_excluded"]``).
 From a Corpus, each split gets up to ``n_pairs[split]`` distinct pairs, half same-author; when a
 split cannot supply that many, the number drawn is recorded (``info["pairs"]``) next to the
-number asked; a split with no same-author or no different-author pair is an error.
+number asked; a split with no same-author or no different-author pair is an error. From a
+PairSet, a train part of more than ``max_train_problems`` problems or ``max_train_chars``
+characters (PAN 2020's pairs give tens of thousands of long ones) is cut to what fits, as
+:class:`~stylo.protocols.pan.PanVerification` cuts its training split
+(:func:`~stylo.protocols.base.capped_pairs`; ``info["n_train_available"]``).
 """
 
 from __future__ import annotations
@@ -44,9 +48,12 @@ import pandas as pd
 from stylo.corpus import Corpus, PairSet
 from stylo.protocols._sampling import PairRules, labelled_pairs
 from stylo.protocols.base import (
+    MAX_TRAIN_CHARS,
+    MAX_TRAIN_PROBLEMS,
     ProtocolError,
     Task,
     VerificationProtocol,
+    capped_pairs,
     distinct_texts,
     known_authors,
 )
@@ -254,7 +261,9 @@ def _draw_pairs(corpus: Corpus, n: int, seed: int, name: str) -> PairSet:
 class RethinkingAV(VerificationProtocol):
     """The five Rethinking-AV setups as a protocol; metrics are PAN's on the test pairs.
 
-    ``n_pairs``: pairs drawn per split from a Corpus (train, val, test). ``settings`` offers a
+    ``n_pairs``: pairs drawn per split from a Corpus (train, val, test); ``max_train_problems``,
+    ``max_train_chars``: the most training problems and characters kept from a PairSet's
+    train part. ``settings`` offers a
     split only when it can be sampled with each of ``PROBE_SEEDS`` (the reference grid's
     seeds); asking for an infeasible split (or another seed that fails) raises a
     :class:`ProtocolError` saying which part lacks what.
@@ -268,11 +277,18 @@ class RethinkingAV(VerificationProtocol):
     PROBE_SEEDS = (0, 1, 2)
 
     def __init__(
-        self, val_fraction: float = 0.15, test_fraction: float = 0.15, n_pairs: dict | None = None
+        self,
+        val_fraction: float = 0.15,
+        test_fraction: float = 0.15,
+        n_pairs: dict | None = None,
+        max_train_problems: int | None = MAX_TRAIN_PROBLEMS,
+        max_train_chars: int | None = MAX_TRAIN_CHARS,
     ):
         self.val_fraction = val_fraction
         self.test_fraction = test_fraction
         self.n_pairs = n_pairs
+        self.max_train_problems = max_train_problems
+        self.max_train_chars = max_train_chars
 
     def _n_pairs(self) -> dict:
         return {"train": 400, "val": 100, "test": 200, **(self.n_pairs or {})}
@@ -323,6 +339,10 @@ class RethinkingAV(VerificationProtocol):
                         f"{data.name!r}, split {split}: the {p} part has "
                         f"{len(v)} pairs, not both same- and different-author"
                     )
+            info["n_train_available"] = len(parts["train"])
+            parts["train"] = capped_pairs(
+                parts["train"], self.max_train_problems, seed, self.max_train_chars
+            )
         else:
             raise ProtocolError(
                 f"{self.name} needs a Corpus or a PairSet, got {type(data).__name__}"

@@ -67,3 +67,30 @@ def test_every_registered_method_builds_with_a_seed():
         est = make(name, seed=7)
         if "random_state" in est.get_params():
             assert est.get_params()["random_state"] == 7
+
+
+def test_cli_caps_training_pairs_and_says_so(pan_dirs, capsys):
+    train, test, out = pan_dirs
+    args = ["naive", "-i", str(test), "-o", str(out), "--train", str(train)]
+    assert main([*args, "--max-train", "10"]) == 0
+    capped = (out / "answers.jsonl").read_text()
+    assert "fitting on 10 of 30 training pairs (--max-train 10," in capsys.readouterr().err
+    size = sum(map(len, load_pan20_format(train).texts_a() + load_pan20_format(train).unknown))
+    assert main([*args, "--max-train-chars", str(size // 3)]) == 0
+    err = capsys.readouterr().err
+    kept = int(err.split("fitting on ")[1].split()[0])
+    assert 2 <= kept < 30 and f"--max-train-chars {size // 3};" in err
+    assert main([*args, "--max-train", "all", "--max-train-chars", "all"]) == 0
+    assert "training pairs (--max-train" not in capsys.readouterr().err
+    # the default caps (8,000 pairs, 20 million characters) leave these 30 pairs whole
+    whole = (out / "answers.jsonl").read_text()
+    assert main(args) == 0
+    assert (out / "answers.jsonl").read_text() == whole != capped
+    for flag, bad, least in (
+        ("--max-train", "1", 2),
+        ("--max-train", "many", 2),
+        ("--max-train-chars", "0", 1),
+    ):
+        with pytest.raises(SystemExit, match="^2$"):
+            main([*args, flag, bad])
+        assert f"expected an int >= {least} or 'all'" in capsys.readouterr().err

@@ -465,3 +465,26 @@ def test_capped_corpus_takes_two_texts_per_author_per_round(sizes, cap, seed):
     again = capped_corpus(corpus, cap, seed)
     assert list(again.ids) == list(capped.ids)
     assert capped_corpus(corpus, None, seed) is corpus
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    sizes=st.lists(st.integers(1, 9), min_size=1, max_size=12),
+    max_chars=st.integers(1, 400),
+    seed=st.integers(0, 100),
+)
+def test_capped_corpus_character_cap_stops_the_same_order_early(sizes, max_chars, seed):
+    authors = [f"a{i}" for i, n in enumerate(sizes) for _ in range(n)]
+    texts = [f"text {k} " + "x" * (k % 17) for k in range(len(authors))]
+    corpus = Corpus.from_lists(texts, authors)
+    capped = capped_corpus(corpus, None, seed, max_chars)
+    chars = sum(map(len, capped.texts))
+    if sum(map(len, texts)) <= max_chars or len(corpus) <= 2:
+        assert capped is corpus
+        return
+    # the texts the character cap keeps are the ones a text cap of as many would keep
+    assert list(capped.ids) == list(capped_corpus(corpus, len(capped), seed).ids)
+    assert chars <= max_chars or len(capped) == 2
+    assert len(capped) >= min(2, len(corpus))
+    with pytest.raises(ProtocolError, match="max_chars must be an int >= 1"):
+        capped_corpus(corpus, None, seed, 0)

@@ -9,7 +9,13 @@ from hypothesis import strategies as st
 
 from stylo.corpus import Corpus, PairSet
 from stylo.protocols import PROTOCOLS, ProtocolError
-from stylo.protocols.rethinking import SPLITS, assign_splits, split_corpus, split_pairset
+from stylo.protocols.rethinking import (
+    SPLITS,
+    RethinkingAV,
+    assign_splits,
+    split_corpus,
+    split_pairset,
+)
 
 
 def random_corpus(seed: int, n_authors: int, n_topics: int, max_per_cell: int = 4) -> Corpus:
@@ -175,6 +181,20 @@ def test_protocol_sample_pairs_come_from_their_split():
     assert task.test.labels.any() and not task.test.labels.all()
     assert task.info["pairs"]["test"] == len(task.test) <= task.info["pairs_requested"]["test"]
     assert (task.test.frame["same"] == [a == b for a, b in task.test.frame["authors"]]).all()
+
+
+def test_pairset_train_part_is_capped_and_the_rest_left_whole():
+    pairs = _pairs_from(random_corpus(3, 12, 6, max_per_cell=5), 3000, 0)
+    whole = RethinkingAV(max_train_problems=None).sample(pairs, {"split": "closed"}, 0)
+    capped = RethinkingAV(max_train_problems=100).sample(pairs, {"split": "closed"}, 0)
+    available = whole.info["n_train_available"]
+    assert len(whole.train) == available == whole.info["pairs"]["train"] > 100
+    assert len(capped.train) == 100 and capped.info["n_train_available"] == available
+    assert set(capped.train.ids) <= set(whole.train.ids)
+    share = whole.train.labels.mean()
+    assert abs(capped.train.labels.mean() - share) <= 0.01
+    assert list(capped.test.ids) == list(whole.test.ids)
+    assert list(capped.val.ids) == list(whole.val.ids)
 
 
 def test_guardian_rethinking_real(dataset):
