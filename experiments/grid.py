@@ -23,6 +23,7 @@ from baselines.registry import unavailable
 from experiments.cells import Cell, normalise
 from experiments.methods import MASKINGS, key_options
 from experiments.suite import Suite
+from stylo.corpus import PairSet
 
 __all__ = [
     "DatasetSpec",
@@ -366,7 +367,12 @@ def _shape(data) -> str:
     its problems."""
     authors = getattr(data, "authors", None)
     if getattr(data, "texts", None) is None or authors is None:
-        return f"{type(data).__name__} of {len(data)} problems"
+        shape = f"{type(data).__name__} of {len(data)} problems"
+        if isinstance(data, PairSet):
+            columns = [c for c in ("split", "authors", "topics") if c in data.frame.columns]
+            shape += ", labelled" if data.labelled else ", unlabelled"
+            shape += f", with {' and '.join(columns)}" if columns else ""
+        return shape
     counts = Counter(authors)
     most = max(counts.values(), default=0)
     return f"{len(counts)} authors, the most prolific with {most} texts"
@@ -493,4 +499,16 @@ def expand(grid: GridSpec, suite: Suite) -> Expansion:
                 cells += _protocol_cells(
                     grid, ds, data, pname, json.loads(variant), names, suite, skipped
                 )
+        if not grid.protocol_datasets and not any(
+            c.dataset == ds.name and c.load == ds.load for c in cells
+        ):
+            # the one line a user gets for a dataset they named and no protocol takes
+            needs = [
+                f"{p} needs {protocols[p].needs}"
+                for p in users
+                if getattr(protocols[p], "needs", "")
+            ]
+            missing[f"dataset {ds.label()}"] = "; ".join(
+                [f"no protocol applies to it ({_shape(data)})", *needs]
+            )
     return Expansion(cells=cells, skipped=skipped, unavailable=missing)

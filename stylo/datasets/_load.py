@@ -9,6 +9,7 @@ from stylo.corpus import Corpus, PairSet
 from stylo.datasets._authors import merge_authors_by_text
 from stylo.datasets._filters import apply_filters, registry_cleaning
 from stylo.datasets._jsonl import DataError
+from stylo.datasets._pan20 import load_pan20_format
 from stylo.datasets._readers import log, read_cached
 from stylo.datasets._registry import check_sha256, locate, registry, split_name
 
@@ -33,7 +34,9 @@ def load(
     name : registry name, optionally ``base/sub`` for a sub-corpus (``pan14_av/en_essays``);
         or the path of a folder holding ``texts.jsonl[.gz]`` or ``pairs.jsonl[.gz]``, or of
         such a file, in the registered corpora's format (README, Data): read with the same
-        line-by-line checks, without a checksum or the registry's cleaning.
+        line-by-line checks, without a checksum or the registry's cleaning. A ``pairs.jsonl``
+        with a ``truth.jsonl`` beside it is the official PAN20/21 layout and is read as
+        :func:`~stylo.datasets.load_pan20_format` reads it.
     split : keep only rows whose ``split`` column equals this (``"train"``/``"test"``).
     normalize_newlines : turn ``\\r\\n`` and ``\\r`` into ``\\n`` (several PAN corpora mix them).
     min_tokens : drop texts (problems: any of whose texts) with fewer whitespace tokens.
@@ -70,11 +73,15 @@ def load(
             check_sha256(path, entry["sha256"])
     if entry["kind"] == "pairs" and (min_per_author is not None or per_author is not None):
         raise ValueError("min_per_author/per_author apply to corpora, not pair sets")
-    stat = path.stat()
-    frame = read_cached(
-        str(path.resolve()), stat.st_mtime_ns, stat.st_size, entry["kind"], normalize_newlines
-    ).copy()
-    obj: Corpus | PairSet = (Corpus if entry["kind"] == "texts" else PairSet)(frame, name=name)
+    if own is not None and pan20_layout(own):
+        # the official PAN20/21 layout keeps the labels, authors and fandoms in truth.jsonl
+        obj: Corpus | PairSet = load_pan20_format(own.parent, name, normalize_newlines)
+    else:
+        stat = path.stat()
+        frame = read_cached(
+            str(path.resolve()), stat.st_mtime_ns, stat.st_size, entry["kind"], normalize_newlines
+        ).copy()
+        obj = (Corpus if entry["kind"] == "texts" else PairSet)(frame, name=name)
     if clean:
         obj = registry_cleaning(obj, entry)
     if entry.get("merge_authors_by_text"):
@@ -90,6 +97,13 @@ def load(
 
 
 _OWN_FILES = ("texts.jsonl", "texts.jsonl.gz", "pairs.jsonl", "pairs.jsonl.gz")
+
+
+def pan20_layout(path: Path) -> bool:
+    """Whether ``path`` is a ``pairs.jsonl`` with a ``truth.jsonl`` beside it: the official
+    PAN20/21 layout, read by :func:`~stylo.datasets.load_pan20_format` (labels, authors and
+    fandoms as ``same``, ``authors`` and ``topics``)."""
+    return path.name == "pairs.jsonl" and (path.parent / "truth.jsonl").is_file()
 
 
 def own_file(name: str) -> Path | None:

@@ -19,6 +19,8 @@ from stylo.protocols import PROTOCOLS as REGISTERED
 class NoSettings(ToyRanking):
     """A protocol that applies to no dataset."""
 
+    needs = "what no toy corpus has"
+
     def settings(self, data) -> list[dict]:
         return []
 
@@ -102,6 +104,18 @@ def _one_line_exit_2(call, capsys) -> str:
 def test_run_all_usage_errors_are_one_line_and_exit_2(tmp_path, capsys, argv, line):
     assert _one_line_exit_2(lambda: _run_all(argv, tmp_path), capsys) == line
     assert not (tmp_path / "out").exists()  # nothing was run
+
+
+def test_a_dataset_no_protocol_takes_is_told_what_each_protocol_needs(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exc:
+        _run_all(["--datasets", "toy", "--protocols", "toy_none"], tmp_path)
+    assert exc.value.code == 2
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("run_all:")]
+    assert lines[0] == (
+        "run_all: --datasets toy: no protocol applies to it (6 authors, the most prolific "
+        "with 6 texts); toy_none needs what no toy corpus has"
+    )
+    assert not (tmp_path / "out").exists()
 
 
 def test_run_all_n_jobs_minus_one_is_one_worker_per_core(monkeypatch):

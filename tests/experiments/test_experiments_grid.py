@@ -8,8 +8,17 @@ from hypothesis import strategies as st
 from baselines.random_guess import RandomGuess
 from baselines.registry import METHODS, MethodOptions, MethodSpec, unavailable
 from experiments.cells import Cell, cell_key
-from experiments.grid import DatasetSpec, GridSpec, KindScope, expand, full_grid, quick_grid
+from experiments.grid import (
+    DatasetSpec,
+    GridSpec,
+    KindScope,
+    _shape,
+    expand,
+    full_grid,
+    quick_grid,
+)
 from experiments.suite import Suite
+from stylo.corpus import PairSet
 
 PROTOCOLS = {"toy_verification": ToyVerification(), "toy_ranking": ToyRanking()}
 
@@ -341,3 +350,16 @@ def test_a_scope_on_named_datasets_keeps_its_slice_of_settings_without_first_aut
     cells = expand(grid, Suite(PROTOCOLS, toy_loader, methods=methods)).cells
     # the toy corpus has no author lists: its settings name no first_author
     assert [(c.protocol, c.setting) for c in cells] == [("toy_ranking", {"n_authors": 2})]
+
+
+def test_shape_of_pairs_says_what_the_pair_protocols_read():
+    bare = PairSet.from_lists(["a", "b"], ["c", "d"])
+    assert _shape(bare) == "PairSet of 2 problems, unlabelled"
+    full = PairSet.from_lists(
+        ["a", "b"],
+        ["c", "d"],
+        same=[True, False],
+        authors=[["x", "x"], ["x", "y"]],
+        topics=[["t", "u"], ["t", "t"]],
+    )
+    assert _shape(full) == "PairSet of 2 problems, labelled, with authors and topics"

@@ -141,6 +141,44 @@ def test_a_corpus_of_ones_own_loads_from_its_folder_or_file(tmp_path, monkeypatc
         load(str(tmp_path / "mine.jsonl"))
 
 
+def test_a_pan20_folder_of_ones_own_loads_with_its_truth(tmp_path, monkeypatch):
+    folder = tmp_path / "pan20-train"
+    folder.mkdir()
+    pairs = [
+        {"id": f"p{i}", "fandoms": [f"f{i % 3}", "f1"], "pair": [f"a{i} x", f"b{i} y"]}
+        for i in range(4)
+    ]
+    truth = [
+        {"id": f"p{i}", "same": i % 2 == 0, "authors": ["u1", "u1" if i % 2 == 0 else "u2"]}
+        for i in range(4)
+    ]
+    _write_jsonl(folder / "pairs.jsonl", pairs)
+    for name in (str(folder), str(folder / "pairs.jsonl")):
+        # without truth.jsonl the pairs are read as they are: unlabelled
+        assert not load(name).labelled
+    _write_jsonl(folder / "truth.jsonl", truth)
+    for name in (str(folder), str(folder / "pairs.jsonl")):
+        got = load(name, min_tokens=2)
+        assert (
+            isinstance(got, PairSet)
+            and got.name == name
+            and got.labels.tolist()
+            == [
+                True,
+                False,
+                True,
+                False,
+            ]
+        )
+        assert got.frame["topics"].tolist()[1] == ["f1", "f1"]
+        assert got.frame["authors"].tolist()[1] == ["u1", "u2"]
+        assert [s.name for s in got.history] == ["min_tokens=2"]
+    # a truth file that does not match its pairs is named in one line
+    _write_jsonl(folder / "truth.jsonl", truth[:3])
+    with pytest.raises(DataError, match=r"truth\.jsonl: ids do not match pairs\.jsonl"):
+        load(str(folder))
+
+
 def test_filters_are_explicit_and_counted(tiny_root):
     c = load("enron", verify=False, min_tokens=10, per_author=2, seed=3)
     steps = [(s.name, s.before, s.after) for s in c.history]
