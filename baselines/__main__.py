@@ -10,9 +10,10 @@ the order of ``pairs.jsonl``. When INPUT_DIR also holds ``truth.jsonl``, the PAN
 are printed to stderr. A method fits on at most ``--max-train`` training pairs holding at
 most ``--max-train-chars`` characters (defaults 8,000 and 20 million, drawn with the seed in the
 labels' shares, as the PAN protocols do; ``all`` for no cap): PAN 2020/21's training sets hold
-tens of thousands of long pairs, and fitting on all of them costs hours and more memory than a
-workstation has, for a held-out AUC that stopped moving long before (benchmarks/README.md,
-"Training budgets"); stderr says when pairs were left out.
+tens of thousands of long pairs, and fitting on all of them costs ``ensemble`` tens of
+gigabytes and General Impostors hours, for a held-out AUC that, but for ``logreg-pair``'s,
+stops moving by 500 pairs (benchmarks/README.md, "Training budgets"); stderr says when pairs
+were left out.
 
 Exit code: 0 when the answers are written; 2 for a usage problem (unknown method, a method
 whose optional extra is not installed, unreadable input, an OUTPUT_DIR that cannot be created

@@ -28,6 +28,8 @@ from stylo.protocols import _scoring
 from stylo.verifier import Verifier
 
 __all__ = [
+    "MAX_TRAIN_CHARS",
+    "MAX_TRAIN_PROBLEMS",
     "Protocol",
     "Task",
     "NoTrainingData",
@@ -37,8 +39,6 @@ __all__ = [
     "UNKNOWN_AUTHORS",
     "VerificationProtocol",
     "author_sets",
-    "MAX_TRAIN_CHARS",
-    "MAX_TRAIN_PROBLEMS",
     "capped_corpus",
     "capped_pairs",
     "distinct_texts",
@@ -327,8 +327,9 @@ def capped_pairs(
     (within one), and at least one of each label where both occur, so a capped set still
     trains a threshold; the step and its counts go to ``history``. Every method fits on the
     whole PairSet it is given: PAN 2020/21's tens of thousands of long training pairs would
-    cost hours and more memory than a workstation has, for a held-out AUC that stopped moving
-    long before (benchmarks/README.md, "Training budgets").
+    cost ``ensemble`` tens of gigabytes and General Impostors (quadratic in its pool) hours,
+    for a held-out AUC that, but for ``logreg-pair``'s, stops moving by 500 pairs
+    (benchmarks/README.md, "Training budgets").
     """
     _check_cap(max_problems, 2, "max_problems")
     _check_cap(max_chars, 1, "max_chars")
