@@ -11,9 +11,9 @@ are printed to stderr. A method fits on at most ``--max-train`` training pairs h
 most ``--max-train-chars`` characters (defaults 8,000 and 20 million, drawn with the seed in the
 labels' shares, as the PAN protocols do; ``all`` for no cap): PAN 2020/21's training sets hold
 tens of thousands of long pairs, and fitting on all of them costs ``ensemble`` tens of
-gigabytes and General Impostors hours, for a held-out AUC that, but for ``logreg-pair``'s,
-stops moving by 500 pairs (benchmarks/README.md, "Training budgets"); stderr says when pairs
-were left out.
+gigabytes (General Impostors did not finish 10,000 in 15 minutes), for a held-out AUC that,
+but for ``logreg-pair``'s, stops moving by 500 pairs (benchmarks/README.md, "Training
+budgets"); stderr says when pairs were left out.
 
 Exit code: 0 when the answers are written; 2 for a usage problem (unknown method, a method
 whose optional extra is not installed, unreadable input, an OUTPUT_DIR that cannot be created

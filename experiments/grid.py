@@ -500,7 +500,7 @@ def expand(grid: GridSpec, suite: Suite) -> Expansion:
                     grid, ds, data, pname, json.loads(variant), names, suite, skipped
                 )
         if not grid.protocol_datasets and not any(
-            c.dataset == ds.name and c.load == ds.load for c in cells
+            c.dataset == ds.name and c.load == normalise(dict(ds.load)) for c in cells
         ):
             # the one line a user gets for a dataset they named and no protocol takes
             needs = [

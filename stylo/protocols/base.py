@@ -327,9 +327,9 @@ def capped_pairs(
     (within one), and at least one of each label where both occur, so a capped set still
     trains a threshold; the step and its counts go to ``history``. Every method fits on the
     whole PairSet it is given: PAN 2020/21's tens of thousands of long training pairs would
-    cost ``ensemble`` tens of gigabytes and General Impostors (quadratic in its pool) hours,
-    for a held-out AUC that, but for ``logreg-pair``'s, stops moving by 500 pairs
-    (benchmarks/README.md, "Training budgets").
+    cost ``ensemble`` tens of gigabytes (General Impostors, quadratic in its pool, did not
+    finish 10,000 of them in 15 minutes), for a held-out AUC that, but for ``logreg-pair``'s,
+    stops moving by 500 pairs (benchmarks/README.md, "Training budgets").
     """
     _check_cap(max_problems, 2, "max_problems")
     _check_cap(max_chars, 1, "max_chars")

@@ -263,10 +263,9 @@ class RethinkingAV(VerificationProtocol):
 
     ``n_pairs``: pairs drawn per split from a Corpus (train, val, test); ``max_train_problems``,
     ``max_train_chars``: the most training problems and characters kept from a PairSet's
-    train part. ``settings`` offers a
-    split only when it can be sampled with each of ``PROBE_SEEDS`` (the reference grid's
-    seeds); asking for an infeasible split (or another seed that fails) raises a
-    :class:`ProtocolError` saying which part lacks what.
+    train part. ``settings`` offers a split only when it can be sampled with each of
+    ``PROBE_SEEDS`` (the reference grid's seeds); asking for an infeasible split (or another
+    seed that fails) raises a :class:`ProtocolError` saying which part lacks what.
     """
 
     name = "rethinking_av"

@@ -363,3 +363,20 @@ def test_shape_of_pairs_says_what_the_pair_protocols_read():
         topics=[["t", "u"], ["t", "t"]],
     )
     assert _shape(full) == "PairSet of 2 problems, labelled, with authors and topics"
+
+
+def test_only_a_dataset_without_cells_is_told_no_protocol_applies():
+    suite = Suite({**PROTOCOLS, "toy_none": _NoSettings()}, toy_loader)
+    toy = [DatasetSpec("toy", {"per_author": 8})]
+    loaded = GridSpec(datasets=toy, seeds=[0], methods=["random"])
+    assert expand(loaded, suite).cells and not expand(loaded, suite).unavailable
+    only_none = GridSpec(datasets=toy, seeds=[0], methods=["random"], protocols=["toy_none"])
+    reason = expand(only_none, suite).unavailable["dataset toy[per_author=8]"]
+    assert reason.startswith("no protocol applies to it (") and "toy_none needs" in reason
+
+
+class _NoSettings(ToyRanking):
+    needs = "nothing a toy has"
+
+    def settings(self, data) -> list[dict]:
+        return []
