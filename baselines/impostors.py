@@ -109,6 +109,11 @@ class GeneralImpostors(Verifier):
         of the training texts (:func:`baselines._features.word_span`: 4 on every corpus of
         the reference grid, 1 on Chinese, whose characters are words), for words 1.
     transductive : add the other problems' texts of a call to the impostor pool.
+    max_call_pool : with ``transductive``, the most texts of one call that join the pool (a
+        draw with ``random_state`` when a call has more; None: all). The candidate search is
+        quadratic in the pool: 2,000 long test pairs took 41 s, and PAN 2021's 20,000 would
+        take about a hundred times that (benchmarks/README.md, "Training budgets"); no call of
+        the reference grid has more than 1,500 new texts, so the default changes none of it.
     score : what verification reads: ``"margin"`` (default) or ``"wins"``, the win rate (see
         the module docstring).
     shift : fit the score-shifting grey zone on the training problems.
@@ -147,6 +152,7 @@ class GeneralImpostors(Verifier):
         n: int | str = "auto",
         max_features: int | None = 10_000,
         transductive: bool = True,
+        max_call_pool: int | None = 5000,
         score: str = "margin",
         shift: bool = True,
         shift_pool: str = "auto",
@@ -163,6 +169,7 @@ class GeneralImpostors(Verifier):
         self.n = n
         self.max_features = max_features
         self.transductive = transductive
+        self.max_call_pool = max_call_pool
         self.score = score
         self.shift = shift
         self.shift_pool = shift_pool
@@ -182,6 +189,11 @@ class GeneralImpostors(Verifier):
         n_ok = isinstance(self.n, (int, np.integer)) and not isinstance(self.n, bool)
         if self.n != "auto" and not (n_ok and self.n >= 1):
             raise ValueError(f"n must be an int >= 1 or 'auto', got {self.n!r}")
+        cap = self.max_call_pool
+        if cap is not None and (isinstance(cap, bool) or not isinstance(cap, (int, np.integer))):
+            raise ValueError(f"max_call_pool must be an int >= 0 or None, got {cap!r}")
+        if cap is not None and cap < 0:
+            raise ValueError(f"max_call_pool must be an int >= 0 or None, got {cap!r}")
         if int(self.n_iter) < 1:
             raise ValueError(f"n_iter must be >= 1, got {self.n_iter}")
         if not 0.0 < float(self.feature_fraction) <= 1.0:
@@ -310,10 +322,18 @@ class GeneralImpostors(Verifier):
         n_prob = len(unknowns)
         batch = list(dict.fromkeys([t for ks in known_lists for t in ks] + unknowns))
         new = [t for t in batch if t not in self.pool_index_]
+        joining = len(new) if self.transductive else 0
+        if self.max_call_pool is not None and joining > self.max_call_pool:
+            # the pool is a prefix of the rows: the drawn texts first, the rest after it
+            draw = np.random.default_rng([self.random_state, 5])
+            chosen = np.zeros(len(new), dtype=bool)
+            chosen[draw.choice(len(new), size=self.max_call_pool, replace=False)] = True
+            new = [t for t, c in zip(new, chosen) if c] + [t for t, c in zip(new, chosen) if not c]
+            joining = self.max_call_pool
         where = dict(self.pool_index_)
         where.update({t: len(where) + i for i, t in enumerate(new)})
         texts_x = sp.vstack([self.pool_x_, self._frequencies(new)]).tocsr()
-        n_pool = texts_x.shape[0] if self.transductive else self.pool_x_.shape[0]
+        n_pool = self.pool_x_.shape[0] + joining
         # rows: every distinct text, then one profile (mean known vector) per distinct known
         # list: attribution asks about one candidate's profile once per text to attribute
         profile_of = {ks: i for i, ks in enumerate(dict.fromkeys(map(tuple, known_lists)))}

@@ -205,6 +205,25 @@ def test_deterministic_with_random_state(data):
     assert not np.array_equal(raw[0], raw[1])
 
 
+def test_call_pool_cap_draws_the_calls_texts_that_join_the_pool(data):
+    corpus, _, test = data
+    n_new = len({t for ks in test.known for t in ks} | set(test.unknown))
+
+    def raw(**kw):
+        return small_gi(shift=False, **kw).fit(corpus).raw_scores(test)
+
+    whole = raw(max_call_pool=None)
+    # a cap the call stays within changes nothing; a cap of 0 is the training pool alone
+    np.testing.assert_array_equal(raw(max_call_pool=n_new), whole)
+    np.testing.assert_array_equal(raw(max_call_pool=0), raw(transductive=False))
+    some = raw(max_call_pool=n_new // 2)
+    assert not np.array_equal(some, whole) and not np.array_equal(some, raw(max_call_pool=0))
+    np.testing.assert_array_equal(raw(max_call_pool=n_new // 2), some)
+    for bad in (-1, 2.5, True):
+        with pytest.raises(ValueError, match="max_call_pool must be an int >= 0 or None"):
+            small_gi(max_call_pool=bad).fit(corpus)
+
+
 def test_not_fitted_raises():
     with pytest.raises(NotFittedError, match="is not fitted yet"):
         GeneralImpostors().score_pairs(["a b c"], ["a b d"])
