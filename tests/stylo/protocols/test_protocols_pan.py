@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from stylo.corpus import Corpus, PairSet
 from stylo.protocols import PROTOCOLS, ProtocolError
-from stylo.protocols.base import capped_pairs
+from stylo.protocols.base import MAX_TRAIN_CHARS, MAX_TRAIN_PROBLEMS, capped_pairs
 from stylo.protocols.pan import PanVerification
 
 
@@ -123,3 +123,17 @@ def test_training_split_is_capped_in_the_seed_and_test_left_whole():
     assert list(a.train.ids) != list(b.train.ids)
     assert list(a.train.ids) == list(capped.sample(data, setting, 0).train.ids)
     assert list(a.test.ids) == list(whole.test.ids)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["pan13_av_en", "pan15_av_en", *(f"pan14_av/{s}" for s in ("en_novels", "sp_articles"))],
+)
+def test_the_grids_pan_training_splits_stay_whole_under_the_caps(dataset, name):
+    # the reference grid's figures were made without caps; the largest training split
+    # (PAN14 Spanish articles, 4.2 million characters) is far inside both
+    data = dataset(name)
+    task = PROTOCOLS["pan_verification"].sample(data, {"train": "train", "test": "test"}, 0)
+    assert len(task.train) == task.info["n_train_available"] == len(data.split("train"))
+    chars = sum(sum(map(len, k)) + len(u) for k, u in zip(task.train.known, task.train.unknown))
+    assert chars < MAX_TRAIN_CHARS / 4 and len(task.train) < MAX_TRAIN_PROBLEMS / 10
