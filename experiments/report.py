@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from experiments.capped_training import capped_training_section
 from experiments.cells import CellStore
 from experiments.cost import cell_costs, cost_by_kind, neural_costs
 from experiments.leaderboard import leaderboard, leaderboard_markdown, load_published
@@ -374,6 +375,8 @@ def write_report(
     ]
     if info.get("skipped"):
         lines += ["## Skipped", "", *[f"- {m}" for m in info["skipped"]], ""]
+    if "key" in table.columns and len(table):
+        lines += capped_training_section(out, set(table["key"]))
     lines += [
         "## Leaderboard beside published numbers",
         "",

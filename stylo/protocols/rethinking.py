@@ -342,6 +342,7 @@ class RethinkingAV(VerificationProtocol):
             parts["train"] = capped_pairs(
                 parts["train"], self.max_train_problems, seed, self.max_train_chars
             )
+            info["n_train"] = len(parts["train"])
         else:
             raise ProtocolError(
                 f"{self.name} needs a Corpus or a PairSet, got {type(data).__name__}"
