@@ -74,7 +74,8 @@ def _runs_with_marks(char: str) -> str:
     """A maximal run of ``char`` characters (a class holding no mark) and combining marks,
     as a pattern: the runs of either kind alternate, so ``re`` tests a mark only where a
     ``char`` run ends. Nothing after a run can fail, so an atomic group (Python 3.11) matches
-    the same, without the backtracking records: as fast as the pattern without marks was."""
+    the same, without the backtracking records (its speed against the pattern without marks
+    was too noisy to call beside the grid: benchmarks/README.md)."""
     body = f"{char}+(?:{_MARK}+{char}*)*|{_MARK}+(?:{char}+{_MARK}*)*"
     return f"(?>{body})" if sys.version_info >= (3, 11) else f"(?:{body})"
 
