@@ -67,8 +67,8 @@ def _cap(least: int):
         try:
             n = int(value)
         except ValueError:
-            n = least - 1
-        if n < least:
+            n = None
+        if n is None or n < least:
             raise argparse.ArgumentTypeError(f"expected an int >= {least} or 'all', got {value!r}")
         return n
 

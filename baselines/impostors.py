@@ -191,9 +191,8 @@ class GeneralImpostors(Verifier):
         if self.n != "auto" and not (n_ok and self.n >= 1):
             raise ValueError(f"n must be an int >= 1 or 'auto', got {self.n!r}")
         cap = self.max_call_pool
-        if cap is not None and (isinstance(cap, bool) or not isinstance(cap, (int, np.integer))):
-            raise ValueError(f"max_call_pool must be an int >= 0 or None, got {cap!r}")
-        if cap is not None and cap < 0:
+        cap_ok = isinstance(cap, (int, np.integer)) and not isinstance(cap, bool) and cap >= 0
+        if cap is not None and not cap_ok:
             raise ValueError(f"max_call_pool must be an int >= 0 or None, got {cap!r}")
         if int(self.n_iter) < 1:
             raise ValueError(f"n_iter must be >= 1, got {self.n_iter}")

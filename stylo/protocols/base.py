@@ -254,6 +254,15 @@ def _check_cap(value, least: int, what: str) -> None:
         raise ProtocolError(f"{what} must be an int >= {least} or None, got {value!r}")
 
 
+def _prefix_length(sizes: np.ndarray, max_count: int | None, max_chars: int | None) -> int:
+    """How many leading items of ``sizes`` (characters each) fit in ``max_count`` items and
+    ``max_chars`` characters (None: no cap); ``len(sizes)`` when all of them do."""
+    n = len(sizes) if max_count is None else min(max_count, len(sizes))
+    if max_chars is not None:
+        n = min(n, int((np.cumsum(sizes) <= max_chars).sum()))
+    return n
+
+
 def capped_corpus(
     corpus: Corpus | None, max_texts: int | None, seed: int, max_chars: int | None = None
 ) -> Corpus | None:
@@ -272,9 +281,7 @@ def capped_corpus(
     if corpus is None:
         return None
     lengths = corpus.frame["text"].str.len().to_numpy()
-    if (max_texts is None or len(corpus) <= max_texts) and (
-        max_chars is None or lengths.sum() <= max_chars
-    ):
+    if _prefix_length(lengths, max_texts, max_chars) == len(corpus):
         return corpus
     rng = np.random.default_rng([seed, 2])
     order = rng.permutation(len(corpus))
@@ -284,9 +291,8 @@ def capped_corpus(
     position = dict(zip(names[rng.permutation(len(names))], range(len(names))))
     turn = rank_in_author // 2 * len(names) + np.array([position[a] for a in authors])
     ranked = order[np.argsort(turn, kind="stable")]
-    n = len(corpus) if max_texts is None else min(max_texts, len(corpus))
-    if max_chars is not None:
-        n = max(min(n, int((np.cumsum(lengths[ranked]) <= max_chars).sum())), min(2, n))
+    count = _prefix_length(lengths, max_texts, None)
+    n = max(_prefix_length(lengths[ranked], max_texts, max_chars), min(2, count))
     if n == len(corpus):
         return corpus
     keep = np.zeros(len(corpus), dtype=bool)
@@ -336,16 +342,12 @@ def capped_pairs(
     if pairs is None:
         return None
     sizes = np.array([sum(map(len, k)) + len(u) for k, u in zip(pairs.known, pairs.unknown)])
-    if (max_problems is None or len(pairs) <= max_problems) and (
-        max_chars is None or sizes.sum() <= max_chars
-    ):
+    if _prefix_length(sizes, max_problems, max_chars) == len(pairs):
         return pairs
     # an unlabelled split is drawn as one group; a method fitted on it says what is missing
     labels = pairs.labels if pairs.labelled else np.zeros(len(pairs), dtype=bool)
     order = _stratified_order(labels, np.random.default_rng([seed, 3]))
-    n = len(pairs) if max_problems is None else min(max_problems, len(pairs))
-    if max_chars is not None:
-        n = min(n, int((np.cumsum(sizes[order]) <= max_chars).sum()))
+    n = _prefix_length(sizes[order], max_problems, max_chars)
     both = [np.flatnonzero(labels[order] == v) for v in (True, False)]
     n = max(n, 2, *(int(i[0]) + 1 for i in both if i.size))
     if n >= len(pairs):
